@@ -1,0 +1,1 @@
+"""Gymnasium environments for gaitsim, installed as ``gaitsim.envs`` (see setup.cfg)."""

@@ -1,0 +1,263 @@
+"""The Walker: a walker's whole pose as a pure function of the distance travelled.
+
+``Walker(entry, terrain, path, speed_scale).pose_at(distance)`` gives the body pose, the
+world foot centres, the joint angles, stance flags and reach shortfall, vectorized over any
+array of distances. Nothing is stored between calls.
+
+Feet in ``planted`` mode (the default) are planned in the world: a stance foot stays at the
+point where the body-frame home lies at the middle of that stance, which on a straight path
+over flat ground is exactly the seed's body-frame cycle, and on arcs, turns in place and
+uneven ground keeps a planted foot still. A swing foot follows the seed's body-frame swing
+plus a correction that blends from the previous plant point to the next one. ``body`` mode
+is the seed's behaviour (targets fixed in the body frame, dropped onto the ground), kept so
+the difference can be measured.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .catalog import Entry, Gait, leg_array, load_catalog
+from .gait import SWING_PROFILES, cycle_position, smoothstep, swing_height
+from .geometry import Geometry, geometry
+from .ik import leg_ik
+from .path import Straight
+from .terrain import Flat
+
+MODES = ("planted", "body")
+BIPED_ROLL = math.radians(3.0)  # default roll over the stance leg for two-legged walkers
+LEAN_DOWNHILL, LEAN_UPHILL = 0.5, 0.25  # the second seed's lean gains (share of the slope)
+
+
+@dataclass(frozen=True)
+class Pose:
+    """A walker's pose at each requested distance (leading shape S = distance.shape).
+
+    body_position (S, 3): body frame origin (centre of the hip plane) in the world;
+    body_rotation (S, 3, 3): body-to-world rotation; body_quaternion (S, 4) as (x, y, z, w);
+    heading (S,): path heading; feet (S, L, 3): world foot-sphere centres;
+    feet_body (S, L, 3): the same in the body frame; joints (S, L, 3): angles per leg in
+    DESIGN.md chain order; stance (S, L); swing_progress (S, L) (0 in stance);
+    shortfall (S, L) and max_shortfall (S,) in metres.
+    """
+
+    distance: np.ndarray
+    body_position: np.ndarray
+    body_rotation: np.ndarray
+    body_quaternion: np.ndarray
+    heading: np.ndarray
+    feet: np.ndarray
+    feet_body: np.ndarray
+    joints: np.ndarray
+    stance: np.ndarray
+    swing_progress: np.ndarray
+    shortfall: np.ndarray
+    max_shortfall: np.ndarray
+
+
+def resolve_entry(entry: Entry | Gait | str) -> Entry:
+    """Accept an Entry, a bare Gait, or the name of a built-in walker."""
+    if isinstance(entry, Entry):
+        return entry
+    if isinstance(entry, Gait):
+        return Entry("walker", entry)
+    if isinstance(entry, str):
+        return load_catalog()[entry]
+    raise TypeError(f"walker must be an Entry, a Gait or a built-in name, got {entry!r}")
+
+
+def rotation_to_quaternion(R: np.ndarray) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) -> unit quaternions (..., 4) as (x, y, z, w)."""
+    from scipy.spatial.transform import Rotation
+
+    flat = R.reshape(-1, 3, 3)
+    q = Rotation.from_matrix(flat).as_quat()
+    return q.reshape((*R.shape[:-2], 4))
+
+
+def _rot2(heading, v):
+    """Rotate 2-vectors v (..., 2) by heading (...)."""
+    c, s = np.cos(heading), np.sin(heading)
+    return np.stack([c * v[..., 0] - s * v[..., 1], s * v[..., 0] + c * v[..., 1]], axis=-1)
+
+
+class Walker:
+    """A walker on a terrain along a path; ``pose_at(distance)`` is its whole state."""
+
+    def __init__(
+        self,
+        entry: Entry | Gait | str,
+        terrain=None,
+        path=None,
+        speed_scale: float = 1.0,
+        *,
+        mode: str = "planted",
+        swing: str = "sine",
+        lean: bool = False,
+        roll: float | None = None,
+    ):
+        self.entry = resolve_entry(entry)
+        self.gait = self.entry.gait
+        self.terrain = terrain if terrain is not None else Flat()
+        self.path = path if path is not None else Straight()
+        if not (math.isfinite(speed_scale) and speed_scale > 0):
+            raise ValueError(f"speed_scale must be a positive number, got {speed_scale!r}")
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if swing not in SWING_PROFILES:
+            raise ValueError(f"swing must be one of {', '.join(SWING_PROFILES)}, got {swing!r}")
+        self.speed_scale = float(speed_scale)
+        self.mode = mode
+        self.swing = swing
+        self.lean = bool(lean)
+        self.roll = (BIPED_ROLL if self.gait.n_legs == 2 else 0.0) if roll is None else float(roll)
+        self.geometry: Geometry = geometry(self.gait)
+        self._home_xy = self.geometry.homes[:, :2]
+        self._home_z = leg_array(self.gait, "home")[:, 2]
+        self._side = np.array([leg.side_sign for leg in self.gait.legs])
+
+    # ------------------------------------------------------------------ gait quantities
+    @property
+    def stride(self) -> float:
+        return self.gait.stride * self.speed_scale
+
+    @property
+    def cycle(self) -> float:
+        return self.stride / self.gait.duty
+
+    @property
+    def nominal_speed(self) -> float:
+        """Commanded body speed (m/s): the clip speed scaled like the stride."""
+        return self.gait.clip_speed * self.speed_scale
+
+    # ------------------------------------------------------------------ feet in the world
+    def _nominal_xy(self, d, slide):
+        """World xy of the body-frame target ``home + slide * x`` with the body at ``d``."""
+        xy, heading = self.path.pose(d)
+        local = self._home_xy + np.stack([slide, np.zeros_like(slide)], axis=-1)
+        return xy + _rot2(heading, local)
+
+    def _plant_xy(self, d_mid):
+        """Where a foot is planted for the stance whose middle is at distance ``d_mid``."""
+        return self._nominal_xy(d_mid, np.zeros_like(d_mid))
+
+    def feet_plan(self, distance):
+        """World foot xy, stance flags, swing progress and swing arc share at ``distance``.
+
+        Returns ``(xy (S, L, 2), stance (S, L), u (S, L), arc (S, L))``; ``u`` and ``arc``
+        are 0 in stance.
+        """
+        d = np.asarray(distance, dtype=float)
+        g = self.gait
+        t = cycle_position(g, d, self.speed_scale)
+        stance = t < g.duty
+        stride, cycle = self.stride, self.cycle
+        u = np.where(stance, 0.0, (t - g.duty) / (1.0 - g.duty))
+        sig = smoothstep(u)
+        slide = np.where(stance, 0.5 - t / g.duty, sig - 0.5) * stride
+        dl = np.broadcast_to(d[..., None], t.shape)
+        now = self._nominal_xy(dl, slide)
+        if self.mode == "planted":
+            # stance: the plant point of this stance
+            d_mid = dl - t * cycle + stride / 2
+            planted = self._plant_xy(d_mid)
+            # swing: seed swing + blend of the end corrections (zero on straight flat paths)
+            d_lo = dl - (t - g.duty) * cycle
+            d_td = d_lo + (1.0 - g.duty) * cycle
+            half = np.full(t.shape, stride / 2)
+            corr_prev = self._plant_xy(d_lo - stride / 2) - self._nominal_xy(d_lo, -half)
+            corr_next = self._plant_xy(d_td + stride / 2) - self._nominal_xy(d_td, half)
+            s3 = sig[..., None]
+            swinging = now + (1.0 - s3) * corr_prev + s3 * corr_next
+            xy = np.where(stance[..., None], planted, swinging)
+        else:
+            xy = now
+        arc = np.where(stance, 0.0, swing_height(u, self.swing))
+        return xy, stance, u, arc
+
+    def ground_point(self, xy):
+        """Height of a resting foot-sphere centre over world xy: ground + radius / n_z."""
+        x, y = xy[..., 0], xy[..., 1]
+        n = self.terrain.normal(x, y)
+        return self.terrain.height(x, y) + self.geometry.foot_radius / n[..., 2]
+
+    # ------------------------------------------------------------------ body
+    def _attitude(self, xy_b, heading, stance, u_stance):
+        """Body-to-world rotation: yaw along the path, tilt to the ground under the feet."""
+        fp = xy_b[..., None, :] + _rot2(heading[..., None], self._home_xy)
+        n = self.terrain.normal(fp[..., 0], fp[..., 1]).mean(axis=-2)
+        z = n / np.linalg.norm(n, axis=-1, keepdims=True)
+        h = np.stack([np.cos(heading), np.sin(heading), np.zeros_like(heading)], axis=-1)
+        x = h - np.sum(h * z, axis=-1, keepdims=True) * z
+        x /= np.linalg.norm(x, axis=-1, keepdims=True)
+        y = np.cross(z, x)
+        R = np.stack([x, y, z], axis=-1)
+        pitch = np.zeros(heading.shape)
+        if self.lean:
+            slope = np.arctan2(x[..., 2], np.hypot(x[..., 0], x[..., 1]))  # ground pitch, + uphill
+            gain = np.where(slope < 0, LEAN_DOWNHILL, LEAN_UPHILL)
+            pitch = -gain * slope  # nose down going downhill, back going uphill
+        roll = np.zeros(heading.shape)
+        if self.roll:
+            w = np.where(stance, np.sin(np.pi * u_stance), 0.0)
+            roll = -self.roll * np.sum(self._side * w, axis=-1)  # lean over the stance foot
+        if self.lean or self.roll:
+            R = R @ _rot_y(pitch) @ _rot_x(roll)
+        return R
+
+    def _bob(self, stance, s):
+        """Vertical bob: highest when stance legs are mid-stance, mean zero over a cycle."""
+        g = self.gait
+        load = np.sum(np.where(stance, np.sin(np.pi * s) ** 2, 0.0), axis=-1)
+        return self.geometry.bob * (load / (0.5 * g.duty * g.n_legs) - 1.0)
+
+    # ------------------------------------------------------------------ the pose
+    def pose_at(self, distance) -> Pose:
+        d = np.asarray(distance, dtype=float)
+        geo = self.geometry
+        g = self.gait
+        xy, stance, u, arc = self.feet_plan(d)
+        t = cycle_position(g, d, self.speed_scale)
+        s = np.where(stance, t / g.duty, 0.0)
+        ground = self.ground_point(xy)
+        feet = np.concatenate([xy, (ground + self._home_z + g.lift * arc)[..., None]], axis=-1)
+        xy_b, heading = self.path.pose(d)
+        ground_under = self.terrain.height(xy[..., 0], xy[..., 1]).mean(axis=-1)
+        z_b = ground_under + geo.foot_radius + geo.hip_height + self._bob(stance, s)
+        body_pos = np.concatenate([xy_b, z_b[..., None]], axis=-1)
+        R = self._attitude(xy_b, heading, stance, s)
+        feet_body = np.einsum("...ji,...lj->...li", R, feet - body_pos[..., None, :])
+        joints, short = leg_ik(geo.chain, feet_body)
+        return Pose(
+            distance=d,
+            body_position=body_pos,
+            body_rotation=R,
+            body_quaternion=rotation_to_quaternion(R),
+            heading=heading,
+            feet=feet,
+            feet_body=feet_body,
+            joints=joints,
+            stance=stance,
+            swing_progress=u,
+            shortfall=short,
+            max_shortfall=short.max(axis=-1),
+        )
+
+
+def _rot_x(a):
+    c, s = np.cos(a), np.sin(a)
+    o, z = np.ones_like(a), np.zeros_like(a)
+    return np.stack(
+        [np.stack([o, z, z], -1), np.stack([z, c, -s], -1), np.stack([z, s, c], -1)], -2
+    )
+
+
+def _rot_y(a):
+    c, s = np.cos(a), np.sin(a)
+    o, z = np.ones_like(a), np.zeros_like(a)
+    return np.stack(
+        [np.stack([c, z, s], -1), np.stack([z, o, z], -1), np.stack([-s, z, c], -1)], -2
+    )
