@@ -1,0 +1,497 @@
+"""Catalog entry -> URDF text: the walker's body for PyBullet, MuJoCo and any URDF reader.
+
+The kinematic chain is exactly the one of :func:`gaitsim.ik.leg_fk` (tests hold PyBullet's
+and yourdfpy's FK to it). ``base_link`` is the body frame B: origin at the centre of the hip
+plane, REP-103 axes, its inertial origin at 0 so PyBullet puts the base exactly there. Per
+leg, in chain order:
+
+- ``forward`` / ``back`` knee: ``<leg>_hip_roll`` (axis x) at the hip mount, then
+  ``<leg>_hip_pitch`` (axis y), ``<leg>_knee`` (axis y) at ``(0, 0, -upper)``; at zero the
+  leg hangs along -z.
+- ``up`` knee: ``<leg>_hip_yaw`` (axis z) at the mount with ``rpy = 0 0 yaw0`` (the leg's
+  neutral azimuth), then ``<leg>_hip_pitch`` (axis y), ``<leg>_knee`` (axis y) at
+  ``(upper, 0, 0)``; at zero the leg points straight out along +x of the yawed frame.
+
+Links ``<leg>_hip`` (no geometry; HIP_MASS_FRACTION of the thigh's mass, taken from the
+body so the total stays geometry's ``total_mass``), ``<leg>_thigh``, ``<leg>_shin`` and
+``<leg>_foot``, a sphere fixed by ``<leg>_foot_fixed`` at the end of the shin, so the foot
+link's origin is the foot-sphere centre that the Walker plans. Only URDF-spec geometry:
+a box body, cylinder bones, sphere feet; masses and sizes come from
+:func:`gaitsim.geometry.geometry`, with solid-body inertias about each part's centre.
+
+Joint limits (one rule for every walker): the joint angles of ``Walker(entry).pose_at``
+over one gait cycle (LIMIT_SAMPLES distances) at speed scales LIMIT_SPEED_SCALES, on flat
+ground straight, on a LIMIT_SLOPE_DEG slope walked up and down (with and without the lean),
+on a seeded rough terrain of amplitude ROUGH_AMPLITUDE_FRACTION * hip height, and along
+arcs of LIMIT_ARC_RADIUS turning left and right; per joint the min and max widened by
+LIMIT_MARGIN rad, rounded outward to LIMIT_ROUND rad (so the committed files do not depend
+on the last bits of floating point) and clipped to [-pi, pi].
+
+Effort limit of every joint of leg i: ``EFFORT_SAFETY * m_total * g / n_stance_min * reach_i``
+(rounded up to 3 significant digits): the leg can hold its share of the whole weight with
+the weight at full reach, where ``n_stance_min >= 1`` is the fewest legs in stance at any
+point of the cycle. Velocity limit, one per walker: VELOCITY_SAFETY times the fastest joint
+rate of the flat straight walk and the arcs at the top speed scale (body at the clip speed
+times that scale), at least VELOCITY_FLOOR, rounded up to 1 rad/s. Damping and friction are
+small shares of the effort (DAMPING_PER_EFFORT, FRICTION_PER_EFFORT).
+
+PyBullet: load with ``URDF_USE_IMPLICIT_CYLINDER`` (true cylinders, not meshes) and
+``URDF_USE_INERTIA_FROM_FILE`` (without it PyBullet recomputes every inertia from the
+collision shapes). :func:`cached_urdf` writes the file for any catalog's walker.
+
+Walker and leg names become XML attributes and file names, so they must match NAME_PATTERN;
+anything else raises :class:`URDFNameError` before a file is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .catalog import Catalog, Entry, Gait, atomic_write_text
+from .geometry import geometry
+from .ik import KNEE_UP
+from .path import Arc
+from .terrain import Rough, Slope
+from .walker import Walker
+
+NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+BASE_LINK = "base_link"
+
+LIMIT_SAMPLES = 300  # distances per gait cycle for each condition
+LIMIT_SPEED_SCALES = (0.5, 1.0, 1.5)
+LIMIT_SLOPE_DEG = 15.0
+LIMIT_ARC_RADIUS = 0.5  # m
+ROUGH_AMPLITUDE_FRACTION = 0.1  # rough terrain peak height as a share of the hip height
+ROUGH_SEED = 0
+LIMIT_MARGIN = 0.35  # rad added on both sides of the sampled range
+LIMIT_ROUND = 1e-3  # rad; limits are rounded outward to this step
+
+GRAVITY = 9.81
+EFFORT_SAFETY = 3.0
+VELOCITY_FLOOR = 20.0  # rad/s
+VELOCITY_SAFETY = 2.0
+DAMPING_PER_EFFORT = 1e-3  # s: damping [N m s / rad] = this * effort [N m]
+FRICTION_PER_EFFORT = 1e-3  # friction [N m] = this * effort [N m]
+HIP_MASS_FRACTION = 0.01  # the geometry-less hip link weighs this share of the thigh
+
+MATERIALS = {
+    "gaitsim_body": "0.55 0.6 0.68 1",
+    "gaitsim_leg": "0.25 0.27 0.3 1",
+    "gaitsim_foot": "0.85 0.45 0.2 1",
+}
+
+
+class URDFNameError(ValueError):
+    """A walker or leg name cannot be used in a URDF or as a file name."""
+
+
+# ---------------------------------------------------------------------------- names
+
+
+def first_joint(knee: str) -> str:
+    """Suffix of a leg's first joint: hip yaw for an 'up' knee, hip roll otherwise."""
+    return "hip_yaw" if knee == "up" else "hip_roll"
+
+
+def joint_names(gait: Gait | Entry) -> list[str]:
+    """Revolute joint names in chain order, legs in catalog order (Walker ``joints`` order)."""
+    gait = gait.gait if isinstance(gait, Entry) else gait
+    return [
+        f"{leg.name}_{suffix}"
+        for leg in gait.legs
+        for suffix in (first_joint(leg.knee), "hip_pitch", "knee")
+    ]
+
+
+def foot_link_names(gait: Gait | Entry) -> list[str]:
+    """The foot link of each leg, in catalog order; its origin is the foot-sphere centre."""
+    gait = gait.gait if isinstance(gait, Entry) else gait
+    return [f"{leg.name}_foot" for leg in gait.legs]
+
+
+def _link_names(gait: Gait) -> list[str]:
+    return [BASE_LINK] + [
+        f"{leg.name}_{part}" for leg in gait.legs for part in ("hip", "thigh", "shin", "foot")
+    ]
+
+
+def check_names(entry: Entry) -> None:
+    """Raise URDFNameError unless the walker and every leg name is safe XML and file name."""
+    where = f"walker {entry.name!r}"
+
+    def check(name: object, what: str) -> None:
+        if not isinstance(name, str) or not NAME_PATTERN.match(name):
+            raise URDFNameError(
+                f"{what}: {name!r} cannot name a URDF robot, link or file; use letters, "
+                "digits, '_' and '-', starting with a letter or '_'"
+            )
+
+    check(entry.name, "walker name")
+    for i, leg in enumerate(entry.gait.legs):
+        check(leg.name, f"{where}.segments[{i}].name")
+    names = _link_names(entry.gait)
+    joints = joint_names(entry.gait) + [f"{leg.name}_foot_fixed" for leg in entry.gait.legs]
+    for kind, seq in (("link", names), ("joint", joints)):
+        seen: set[str] = set()
+        for n in seq:
+            if n in seen:
+                raise URDFNameError(
+                    f"{where}: leg names give the {kind} name {n!r} twice; rename a leg"
+                )
+            seen.add(n)
+
+
+# ---------------------------------------------------------------------------- limits
+
+
+def n_stance_min(gait: Gait) -> int:
+    """The fewest legs in stance at any stretch of the cycle (exact, from phases and duty)."""
+    phase = np.array([leg.phase for leg in gait.legs])
+    events = np.sort(np.concatenate([(-phase) % 1.0, (gait.duty - phase) % 1.0, [0.0, 1.0]]))
+    mids = 0.5 * (events[:-1] + events[1:])[np.diff(events) > 1e-12]
+    t = (mids[:, None] + phase) % 1.0
+    return max(1, int((t < gait.duty).sum(axis=1).min()))
+
+
+def _limit_walkers(entry: Entry):
+    """(walker, used for the velocity limit) for every condition of the joint-limit rule."""
+    geo = geometry(entry.gait)
+    cycle_max = entry.gait.cycle * max(LIMIT_SPEED_SCALES)
+    rough = Rough(
+        ROUGH_AMPLITUDE_FRACTION * geo.hip_height,
+        wavelength=max(0.1, 2.0 * entry.gait.stride),
+        seed=ROUGH_SEED,
+        size=max(4.0, 4.0 * (cycle_max + max(geo.body))),
+    )
+    up, down = Slope.from_degrees(LIMIT_SLOPE_DEG), Slope.from_degrees(-LIMIT_SLOPE_DEG)
+    top = max(LIMIT_SPEED_SCALES)
+    for s in LIMIT_SPEED_SCALES:
+        yield Walker(entry, speed_scale=s), s == top
+        yield Walker(entry, path=Arc(LIMIT_ARC_RADIUS), speed_scale=s), s == top
+        yield Walker(entry, path=Arc(-LIMIT_ARC_RADIUS), speed_scale=s), s == top
+        for slope in (up, down):
+            for lean in (False, True):
+                yield Walker(entry, slope, speed_scale=s, lean=lean), False
+        yield Walker(entry, rough, speed_scale=s), False
+
+
+@lru_cache(maxsize=128)
+def _limits(gait: Gait) -> tuple[np.ndarray, np.ndarray, float]:
+    entry = Entry("walker", gait)
+    lo = np.full((gait.n_legs, 3), np.inf)
+    hi = np.full((gait.n_legs, 3), -np.inf)
+    rate = 0.0
+    for w, for_rate in _limit_walkers(entry):
+        d = np.arange(LIMIT_SAMPLES) / LIMIT_SAMPLES * w.cycle
+        q = w.pose_at(d).joints
+        lo = np.minimum(lo, q.min(axis=0))
+        hi = np.maximum(hi, q.max(axis=0))
+        if for_rate:
+            step = w.cycle / LIMIT_SAMPLES
+            dq = np.diff(np.concatenate([q, q[:1]]), axis=0)  # the cycle closes on itself
+            rate = max(rate, float(np.abs(dq).max()) / step * w.nominal_speed)
+    lo = np.floor((lo - LIMIT_MARGIN) / LIMIT_ROUND) * LIMIT_ROUND
+    hi = np.ceil((hi + LIMIT_MARGIN) / LIMIT_ROUND) * LIMIT_ROUND
+    lo = np.clip(lo, -math.pi, math.pi)
+    hi = np.clip(hi, -math.pi, math.pi)
+    lo.setflags(write=False)
+    hi.setflags(write=False)
+    velocity = float(math.ceil(max(VELOCITY_FLOOR, VELOCITY_SAFETY * rate)))
+    return lo, hi, velocity
+
+
+def joint_limits(gait: Gait | Entry) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper joint limits, each ``(legs, 3)`` radians (read-only, cached)."""
+    gait = gait.gait if isinstance(gait, Entry) else gait
+    lo, hi, _ = _limits(gait)
+    return lo, hi
+
+
+def velocity_limit(gait: Gait | Entry) -> float:
+    """The joint velocity limit of every joint (rad/s); see the module docstring."""
+    gait = gait.gait if isinstance(gait, Entry) else gait
+    return _limits(gait)[2]
+
+
+def _ceil_sig(x: float, digits: int = 3) -> float:
+    """Round a positive number up to ``digits`` significant digits."""
+    e = math.floor(math.log10(x)) - digits + 1
+    return float(f"{math.ceil(round(x / 10.0**e, 9)) * 10.0**e:.{digits}g}")
+
+
+def effort_limits(gait: Gait | Entry) -> np.ndarray:
+    """Per-leg torque limit (N m) of each joint of the leg; see the module docstring."""
+    gait = gait.gait if isinstance(gait, Entry) else gait
+    geo = geometry(gait)
+    share = EFFORT_SAFETY * geo.total_mass * GRAVITY / n_stance_min(gait)
+    return np.array([_ceil_sig(share * r) for r in geo.chain.reach])
+
+
+# ---------------------------------------------------------------------------- XML
+
+
+def _f(x: float) -> str:
+    return format(float(x) + 0.0, ".10g")  # + 0.0 turns -0.0 into 0
+
+
+def _v(*xs: float) -> str:
+    return " ".join(_f(x) for x in xs)
+
+
+def _inertial(mass: float, diag: tuple[float, float, float], xyz=(0.0, 0.0, 0.0)) -> list[str]:
+    ixx, iyy, izz = diag
+    return [
+        "    <inertial>",
+        f'      <origin xyz="{_v(*xyz)}" rpy="0 0 0"/>',
+        f'      <mass value="{_f(mass)}"/>',
+        f'      <inertia ixx="{_f(ixx)}" ixy="0" ixz="0" iyy="{_f(iyy)}" iyz="0" izz="{_f(izz)}"/>',
+        "    </inertial>",
+    ]
+
+
+def _shape(tag: str, geom: str, xyz, rpy, material: str | None) -> list[str]:
+    lines = [
+        f"    <{tag}>",
+        f'      <origin xyz="{_v(*xyz)}" rpy="{_v(*rpy)}"/>',
+        f"      <geometry>{geom}</geometry>",
+    ]
+    if material is not None:
+        lines.append(f'      <material name="{material}"/>')
+    lines.append(f"    </{tag}>")
+    return lines
+
+
+def _link(
+    name: str,
+    inertial: list[str],
+    geom: str | None = None,
+    xyz=(0, 0, 0),
+    rpy=(0, 0, 0),
+    material: str | None = None,
+) -> list[str]:
+    lines = [f'  <link name="{name}">', *inertial]
+    if geom is not None:
+        lines += _shape("visual", geom, xyz, rpy, material)
+        lines += _shape("collision", geom, xyz, rpy, None)
+    lines.append("  </link>")
+    return lines
+
+
+def _joint(
+    name: str,
+    kind: str,
+    parent: str,
+    child: str,
+    xyz,
+    rpy=(0, 0, 0),
+    axis=None,
+    limit: tuple[float, float, float, float] | None = None,
+    effort: float = 0.0,
+) -> list[str]:
+    lines = [
+        f'  <joint name="{name}" type="{kind}">',
+        f'    <parent link="{parent}"/>',
+        f'    <child link="{child}"/>',
+        f'    <origin xyz="{_v(*xyz)}" rpy="{_v(*rpy)}"/>',
+    ]
+    if axis is not None:
+        lines.append(f'    <axis xyz="{_v(*axis)}"/>')
+    if limit is not None:
+        lower, upper, eff, vel = limit
+        lines.append(
+            f'    <limit lower="{_f(lower)}" upper="{_f(upper)}" effort="{_f(eff)}" '
+            f'velocity="{_f(vel)}"/>'
+        )
+        lines.append(
+            f'    <dynamics damping="{_f(DAMPING_PER_EFFORT * eff)}" '
+            f'friction="{_f(FRICTION_PER_EFFORT * eff)}"/>'
+        )
+    lines.append("  </joint>")
+    return lines
+
+
+def _cylinder_inertia(m: float, r: float, length: float, along_x: bool):
+    axial = 0.5 * m * r * r
+    across = m * (3.0 * r * r + length * length) / 12.0
+    return (axial, across, across) if along_x else (across, across, axial)
+
+
+def build(entry: Entry) -> str:
+    """The URDF text of one walker (deterministic: equal entries give equal text)."""
+    check_names(entry)
+    gait = entry.gait
+    geo = geometry(gait)
+    lo, hi = joint_limits(gait)
+    vel = velocity_limit(gait)
+    effort = effort_limits(gait)
+    chain = geo.chain
+    bx, by, bz = geo.body
+    # the hip links' tiny masses come out of the body, so the total is geometry's total
+    mb = geo.body_mass - HIP_MASS_FRACTION * float(geo.leg_masses[:, 0].sum())
+    box_inertia = (
+        mb * (by * by + bz * bz) / 12.0,
+        mb * (bx * bx + bz * bz) / 12.0,
+        mb * (bx * bx + by * by) / 12.0,
+    )
+    out = [
+        '<?xml version="1.0"?>',
+        # no double hyphen inside an XML comment, so the CLI option is not spelled out here
+        "<!-- Generated by gaitsim.urdf.build from the walker's catalog entry: do not edit.",
+        "     Regenerate it with the gaitsim urdf command. -->",
+        f'<robot name="{entry.name}">',
+    ]
+    for name, rgba in MATERIALS.items():
+        out.append(f'  <material name="{name}"><color rgba="{rgba}"/></material>')
+    out += _link(
+        BASE_LINK,
+        _inertial(mb, box_inertia),
+        f'<box size="{_v(bx, by, bz)}"/>',
+        material="gaitsim_body",
+    )
+    r_foot = geo.foot_radius
+    m_foot = geo.foot_mass
+    foot_i = 0.4 * m_foot * r_foot * r_foot
+    for i, leg in enumerate(gait.legs):
+        n = leg.name
+        up = int(chain.kind[i]) == KNEE_UP
+        l1, l2 = float(chain.upper[i]), float(chain.lower[i])
+        r = float(geo.leg_radius[i])
+        m1, m2 = (float(m) for m in geo.leg_masses[i])
+        m_hip = HIP_MASS_FRACTION * m1
+        i_hip = 0.4 * m_hip * r * r
+        # bone direction at zero: straight out along +x ('up') or hanging along -z
+        bone = np.array([1.0, 0.0, 0.0]) if up else np.array([0.0, 0.0, -1.0])
+        cyl_rpy = (0.0, math.pi / 2, 0.0) if up else (0.0, 0.0, 0.0)
+        names = [f"{n}_{s}" for s in (first_joint(leg.knee), "hip_pitch", "knee")]
+        limits = [(lo[i, k], hi[i, k], effort[i], vel) for k in range(3)]
+        first_rpy = (0.0, 0.0, float(chain.yaw0[i])) if up else (0.0, 0.0, 0.0)
+        first_axis = (0, 0, 1) if up else (1, 0, 0)
+        out += _link(f"{n}_hip", _inertial(m_hip, (i_hip, i_hip, i_hip)))
+        out += _link(
+            f"{n}_thigh",
+            _inertial(m1, _cylinder_inertia(m1, r, l1, up), bone * l1 / 2),
+            f'<cylinder radius="{_f(r)}" length="{_f(l1)}"/>',
+            bone * l1 / 2,
+            cyl_rpy,
+            "gaitsim_leg",
+        )
+        out += _link(
+            f"{n}_shin",
+            _inertial(m2, _cylinder_inertia(m2, r, l2, up), bone * l2 / 2),
+            f'<cylinder radius="{_f(r)}" length="{_f(l2)}"/>',
+            bone * l2 / 2,
+            cyl_rpy,
+            "gaitsim_leg",
+        )
+        out += _link(
+            f"{n}_foot",
+            _inertial(m_foot, (foot_i, foot_i, foot_i)),
+            f'<sphere radius="{_f(r_foot)}"/>',
+            material="gaitsim_foot",
+        )
+        out += _joint(
+            names[0],
+            "revolute",
+            BASE_LINK,
+            f"{n}_hip",
+            chain.mount[i],
+            first_rpy,
+            first_axis,
+            limits[0],
+        )
+        out += _joint(
+            names[1],
+            "revolute",
+            f"{n}_hip",
+            f"{n}_thigh",
+            (0, 0, 0),
+            axis=(0, 1, 0),
+            limit=limits[1],
+        )
+        out += _joint(
+            names[2],
+            "revolute",
+            f"{n}_thigh",
+            f"{n}_shin",
+            bone * l1,
+            axis=(0, 1, 0),
+            limit=limits[2],
+        )
+        out += _joint(f"{n}_foot_fixed", "fixed", f"{n}_shin", f"{n}_foot", bone * l2)
+    out.append("</robot>")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------- files
+
+
+def _entries(catalog: Catalog | Mapping[str, Entry] | Iterable[Entry] | Entry) -> list[Entry]:
+    if isinstance(catalog, Entry):
+        return [catalog]
+    if isinstance(catalog, Mapping):
+        return list(catalog.values())
+    return list(catalog)
+
+
+def write_catalog(
+    catalog: Catalog | Mapping[str, Entry] | Iterable[Entry] | Entry, out_dir: str | os.PathLike
+) -> list[Path]:
+    """Write ``<walker>.urdf`` for every walker into ``out_dir``; returns the paths.
+
+    Every name is checked and every URDF built before the first file is written, and each
+    file is written atomically, so a bad catalog leaves ``out_dir`` untouched.
+    """
+    entries = _entries(catalog)
+    seen: dict[str, str] = {}
+    for e in entries:
+        check_names(e)
+        key = e.name.casefold()  # case-insensitive file systems would merge these files
+        if key in seen:
+            raise URDFNameError(
+                f"walker names {seen[key]!r} and {e.name!r} give the same file name on "
+                "case-insensitive file systems; rename one"
+            )
+        seen[key] = e.name
+    texts = [(e.name, build(e)) for e in entries]
+    out = Path(out_dir)
+    paths = []
+    for name, text in texts:
+        path = out / f"{name}.urdf"
+        atomic_write_text(path, text)
+        paths.append(path)
+    return paths
+
+
+def default_cache_dir() -> Path:
+    """Where :func:`cached_urdf` writes: ``$GAITSIM_CACHE`` as is, else ~/.cache/gaitsim/urdf."""
+    env = os.environ.get("GAITSIM_CACHE")
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".cache" / "gaitsim" / "urdf"
+
+
+def cached_urdf(entry: Entry, cache_dir: str | os.PathLike | None = None) -> Path:
+    """Path of a URDF file for ``entry`` (any catalog), written once per distinct URDF text.
+
+    The file name carries a hash of the text, so a changed walker or generator gets a new
+    file and an existing file is reused only if its content is still exactly right.
+    """
+    text = build(entry)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    path = folder / f"{entry.name}-{digest}.urdf"
+    try:
+        if path.read_text("utf-8") == text:
+            return path
+    except (OSError, UnicodeDecodeError):
+        pass
+    atomic_write_text(path, text)
+    return path
