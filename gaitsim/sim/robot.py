@@ -1,0 +1,275 @@
+"""A walker's URDF body in a World: joint and foot indexing, position control, state.
+
+Arrays are shaped like the kinematics: joints ``(legs, 3)`` in DESIGN.md chain order, feet
+``(legs, 3)``. The base link's origin is the body frame B and its inertial origin is at 0,
+so PyBullet's base pose is the B frame's pose.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pybullet as p
+
+from .. import urdf as urdf_mod
+from ..geometry import geometry
+from ..ik import leg_ik
+from ..walker import resolve_entry
+from .world import World
+
+# Position-control defaults. PyBullet's motor solves, within the force limit, for the joint
+# velocity  kp * (q* - q) / dt + kd * (v* - v) + v : kp = 1 would close the whole position
+# error in one step, kd = 1 fully damps the velocity toward the target velocity. kp = 0.5
+# closes half the error per step (stiff, no overshoot at 240 Hz); kd = 1 is critically
+# damping. Forces come from the URDF effort limits, scaled by FORCE_SCALE.
+DEFAULT_KP = 0.5
+DEFAULT_KD = 1.0
+FORCE_SCALE = 1.0
+FALLBACK_EFFORT = 100.0  # N m, for joints whose URDF gives no effort limit
+CONTACT_DISTANCE = 1e-3  # a manifold point this close (m) or closer counts as touching
+
+LOAD_FLAGS = p.URDF_USE_IMPLICIT_CYLINDER | p.URDF_USE_INERTIA_FROM_FILE
+
+
+def _flat(names) -> list[str]:
+    out: list[str] = []
+    for n in names:
+        if isinstance(n, str):
+            out.append(n)
+        else:
+            out.extend(_flat(n))
+    return out
+
+
+class Robot:
+    """A walker loaded from its generated URDF into ``world``.
+
+    The body starts in its mid-stance pose: joints ``joint_positions`` (default
+    ``home_joints``, every foot at its home) with the base at ``base_position`` (default:
+    the standing height over the terrain at the origin). Joints start limp (PyBullet's
+    default velocity motors are switched off); call ``command_positions`` to hold a pose.
+
+    ``body_id``: the pybullet body; ``joint_index`` (L, 3) int: joint indices in chain
+    order; ``foot_index`` (L,) int: foot link indices; ``effort`` (L, 3): URDF effort limits
+    (N m); ``geometry``: the walker's resolved Geometry.
+    """
+
+    def __init__(
+        self,
+        world: World,
+        entry,
+        *,
+        base_position=None,
+        base_orientation=(0.0, 0.0, 0.0, 1.0),
+        fixed_base: bool = False,
+        joint_positions=None,
+        cache_dir=None,
+    ):
+        self.world = world
+        self.client = world.client
+        self.entry = resolve_entry(entry)
+        self.gait = self.entry.gait
+        self.geometry = geometry(self.gait)
+        self.n_legs = self.gait.n_legs
+        if base_position is None:
+            base_position = (0.0, 0.0, self.standing_height(world.terrain, 0.0, 0.0))
+        path = urdf_mod.cached_urdf(self.entry, cache_dir=cache_dir)
+        self.urdf_path = path
+        self.body_id = p.loadURDF(
+            str(path),
+            basePosition=[float(v) for v in base_position],
+            baseOrientation=[float(v) for v in base_orientation],
+            useFixedBase=bool(fixed_base),
+            flags=LOAD_FLAGS,
+            physicsClientId=self.client,
+        )
+        if self.body_id < 0:
+            raise RuntimeError(f"Robot: pybullet could not load {path}")
+        self._index_joints()
+        self._removed = False
+        self.home_joints, _ = leg_ik(self.geometry.chain, self.geometry.homes)
+        self.release_joints()
+        self.set_joint_positions(self.home_joints if joint_positions is None else joint_positions)
+
+    # ------------------------------------------------------------------ indexing
+    def _index_joints(self) -> None:
+        cid, body = self.client, self.body_id
+        by_joint: dict[str, int] = {}
+        by_link: dict[str, int] = {}
+        info = {}
+        for j in range(p.getNumJoints(body, physicsClientId=cid)):
+            ji = p.getJointInfo(body, j, physicsClientId=cid)
+            by_joint[ji[1].decode()] = j
+            by_link[ji[12].decode()] = j
+            info[j] = ji
+        names = _flat(urdf_mod.joint_names(self.gait))
+        missing = [n for n in names if n not in by_joint]
+        if missing or len(names) != 3 * self.n_legs:
+            raise RuntimeError(
+                f"Robot: {self.urdf_path} lacks joints {missing} "
+                "(expected 3 per leg in chain order)"
+            )
+        self.joint_names = names
+        self.joint_index = np.array([by_joint[n] for n in names], dtype=int).reshape(-1, 3)
+        feet = _flat(urdf_mod.foot_link_names(self.gait))
+        missing = [n for n in feet if n not in by_link]
+        if missing:
+            raise RuntimeError(f"Robot: {self.urdf_path} lacks foot links {missing}")
+        self.foot_names = feet
+        self.foot_index = np.array([by_link[n] for n in feet], dtype=int)
+        self._joints = [int(j) for j in self.joint_index.ravel()]
+        self._feet = [int(f) for f in self.foot_index]
+        effort = np.array([info[j][10] for j in self._joints], dtype=float)
+        self.effort = np.where(effort > 0, effort, FALLBACK_EFFORT).reshape(-1, 3)
+        vel = np.array([info[j][11] for j in self._joints], dtype=float)
+        self.max_velocity = vel.reshape(-1, 3)
+        self.lower = np.array([info[j][8] for j in self._joints], dtype=float).reshape(-1, 3)
+        self.upper = np.array([info[j][9] for j in self._joints], dtype=float).reshape(-1, 3)
+        self.link_names = {j: info[j][12].decode() for j in info}
+        cid = self.client
+        links = [-1, *sorted(info)]
+        self._link_mass = np.array(
+            [p.getDynamicsInfo(body, j, physicsClientId=cid)[0] for j in links]
+        )
+        self.mass = float(self._link_mass.sum())
+
+    def standing_height(self, terrain, x: float = 0.0, y: float = 0.0) -> float:
+        """Base z for the mid-stance pose over (x, y): ground + foot radius + hip height."""
+        g = self.geometry
+        return float(terrain.height(x, y)) + g.foot_radius + g.hip_height
+
+    # ------------------------------------------------------------------ control
+    def _shaped(self, value, name: str) -> np.ndarray:
+        a = np.asarray(value, dtype=float)
+        try:
+            return np.broadcast_to(a, (self.n_legs, 3))
+        except ValueError:
+            raise ValueError(
+                f"Robot.{name}: expected shape ({self.n_legs}, 3) or broadcastable, got {a.shape}"
+            ) from None
+
+    def release_joints(self) -> None:
+        """Switch off PyBullet's default velocity motors so the joints move freely."""
+        n = len(self._joints)
+        p.setJointMotorControlArray(
+            self.body_id,
+            self._joints,
+            p.VELOCITY_CONTROL,
+            targetVelocities=[0.0] * n,
+            forces=[0.0] * n,
+            physicsClientId=self.client,
+        )
+
+    def set_joint_positions(self, q, velocities=None) -> None:
+        """Teleport every joint to ``q`` (L, 3) (and ``velocities``, default 0)."""
+        q = self._shaped(q, "set_joint_positions").ravel()
+        v = np.zeros_like(q) if velocities is None else self._shaped(velocities, "v").ravel()
+        for j, qj, vj in zip(self._joints, q, v, strict=True):
+            p.resetJointState(self.body_id, j, float(qj), float(vj), physicsClientId=self.client)
+
+    def command_positions(self, q, kp=None, kd=None, max_force=None, velocities=None) -> None:
+        """Hold every joint toward ``q`` (L, 3) with PyBullet's position motors.
+
+        ``kp`` (default DEFAULT_KP) and ``kd`` (DEFAULT_KD) are PyBullet's dimensionless
+        motor gains (see the module constants); ``max_force`` (N m) defaults to the URDF
+        effort limits times FORCE_SCALE. Each may be a scalar or (L, 3).
+        """
+        q = self._shaped(q, "command_positions").ravel()
+        kp = self._shaped(DEFAULT_KP if kp is None else kp, "kp").ravel()
+        kd = self._shaped(DEFAULT_KD if kd is None else kd, "kd").ravel()
+        force = self.effort * FORCE_SCALE if max_force is None else max_force
+        force = self._shaped(force, "max_force").ravel()
+        v = np.zeros_like(q) if velocities is None else self._shaped(velocities, "v").ravel()
+        p.setJointMotorControlArray(
+            self.body_id,
+            self._joints,
+            p.POSITION_CONTROL,
+            targetPositions=q.tolist(),
+            targetVelocities=v.tolist(),
+            positionGains=kp.tolist(),
+            velocityGains=kd.tolist(),
+            forces=force.tolist(),
+            physicsClientId=self.client,
+        )
+
+    def command_torques(self, tau) -> None:
+        """Apply joint torques ``tau`` (L, 3); call release_joints() first."""
+        tau = self._shaped(tau, "command_torques").ravel()
+        p.setJointMotorControlArray(
+            self.body_id,
+            self._joints,
+            p.TORQUE_CONTROL,
+            forces=tau.tolist(),
+            physicsClientId=self.client,
+        )
+
+    # ------------------------------------------------------------------ state
+    def joint_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Joint positions, velocities and applied motor torques, each (L, 3)."""
+        states = p.getJointStates(self.body_id, self._joints, physicsClientId=self.client)
+        pos = np.array([s[0] for s in states]).reshape(-1, 3)
+        vel = np.array([s[1] for s in states]).reshape(-1, 3)
+        tau = np.array([s[3] for s in states]).reshape(-1, 3)
+        return pos, vel, tau
+
+    def base_pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """Body frame B in the world: position (3,), quaternion (x, y, z, w) (4,)."""
+        pos, quat = p.getBasePositionAndOrientation(self.body_id, physicsClientId=self.client)
+        return np.array(pos), np.array(quat)
+
+    def reset_base(self, position, orientation=(0.0, 0.0, 0.0, 1.0)) -> None:
+        """Teleport the base to a pose and zero its velocity."""
+        cid = self.client
+        p.resetBasePositionAndOrientation(
+            self.body_id,
+            [float(v) for v in position],
+            [float(v) for v in orientation],
+            physicsClientId=cid,
+        )
+        p.resetBaseVelocity(self.body_id, [0.0] * 3, [0.0] * 3, physicsClientId=cid)
+
+    def base_velocity(self) -> tuple[np.ndarray, np.ndarray]:
+        """World linear (3,) and angular (3,) velocity of the base."""
+        lin, ang = p.getBaseVelocity(self.body_id, physicsClientId=self.client)
+        return np.array(lin), np.array(ang)
+
+    def foot_positions(self) -> np.ndarray:
+        """World foot-sphere centres (L, 3): the foot link frames."""
+        states = p.getLinkStates(
+            self.body_id, self._feet, computeForwardKinematics=1, physicsClientId=self.client
+        )
+        return np.array([s[4] for s in states])
+
+    def center_of_mass(self) -> np.ndarray:
+        """World position (3,) of the whole robot's centre of mass."""
+        cid, body = self.client, self.body_id
+        n = len(self._link_mass) - 1
+        states = p.getLinkStates(
+            body, list(range(n)), computeForwardKinematics=1, physicsClientId=cid
+        )
+        base, _ = p.getBasePositionAndOrientation(body, physicsClientId=cid)
+        x = np.array([base, *(s[0] for s in states)])  # s[0]: link centre of mass
+        return self._link_mass @ x / self.mass
+
+    def _ground_contacts(self, ground_id):
+        ground = self.world.ground_id if ground_id is None else ground_id
+        pts = p.getContactPoints(bodyA=self.body_id, bodyB=ground, physicsClientId=self.client)
+        return [(c[3], c[8]) for c in pts if c[8] <= CONTACT_DISTANCE]
+
+    def foot_contacts(self, ground_id=None) -> np.ndarray:
+        """Which feet (L,) touch the ground body (default: the world's ground)."""
+        touching = {link for link, _ in self._ground_contacts(ground_id)}
+        return np.array([f in touching for f in self._feet], dtype=bool)
+
+    def body_ground_contact(self, ground_id=None) -> bool:
+        """True when any link other than a foot (body, thigh, shin, ...) touches the ground."""
+        feet = set(self._feet)
+        return any(link not in feet for link, _ in self._ground_contacts(ground_id))
+
+    # ------------------------------------------------------------------ lifetime
+    def remove(self) -> None:
+        """Remove the body from the world (idempotent; a closed world needs nothing)."""
+        if self._removed:
+            return
+        self._removed = True
+        if not self.world.closed:
+            p.removeBody(self.body_id, physicsClientId=self.client)
