@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -159,15 +160,23 @@ def _fail(where: str, msg: str) -> CatalogError:
     return CatalogError(f"{where}: {msg}")
 
 
+def _finite(v: Any) -> float | None:
+    """v as a finite float; None for a non-number, NaN, inf or an int too large for a float."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:  # e.g. a 400-digit JSON integer
+        return None
+    return f if math.isfinite(f) else None
+
+
 def _number(obj: Mapping[str, Any], key: str, where: str, what: str) -> float:
     if key not in obj:
         raise _fail(f"{where}.{key}", f"missing; add {what}")
-    v = obj[key]
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise _fail(f"{where}.{key}", f"must be {what}, got {v!r}")
-    v = float(v)
-    if not math.isfinite(v):
-        raise _fail(f"{where}.{key}", f"must be {what}, got {v!r}")
+    v = _finite(obj[key])
+    if v is None:
+        raise _fail(f"{where}.{key}", f"must be {what}, got {obj[key]!r}")
     return v
 
 
@@ -186,15 +195,19 @@ def _vector(obj: Mapping[str, Any], key: str, where: str) -> tuple[float, float,
         raise _fail(f"{where}.{key}", f"must be a list of 3 numbers [x, y, z] in metres, got {v!r}")
     out = []
     for i, c in enumerate(v):
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c):
+        f = _finite(c)
+        if f is None:
             raise _fail(f"{where}.{key}[{i}]", f"must be a finite number of metres, got {c!r}")
-        out.append(float(c))
+        out.append(f)
     return gaitkit_to_rep103(out)
 
 
 def _parse_leg(obj: Any, where: str) -> Leg:
     if not isinstance(obj, Mapping):
         raise _fail(where, f"must be an object with {', '.join(_SEGMENT_FIELDS)}, got {obj!r}")
+    for key, what in (("name", "a leg name"), ("side", "'L' or 'R'"), ("knee", "up|forward|back")):
+        if key not in obj:
+            raise _fail(f"{where}.{key}", f"missing; add {what}")
     name = obj.get("name")
     if not isinstance(name, str) or not name:
         raise _fail(f"{where}.name", f"must be a non-empty string, got {name!r}")
@@ -237,6 +250,8 @@ def parse_gait(obj: Any, where: str = "gait") -> Gait:
     if lift < 0:
         raise _fail(f"{where}.lift", f"must be >= 0 metres, got {lift!r}")
     clip_speed = _positive(obj, "clip_speed", where, "a positive speed in m/s")
+    if "segments" not in obj:
+        raise _fail(f"{where}.segments", "missing; add a list of leg objects")
     segs = obj.get("segments")
     if not isinstance(segs, list):
         raise _fail(f"{where}.segments", f"must be a list of leg objects, got {segs!r}")
@@ -265,8 +280,7 @@ def parse_gait(obj: Any, where: str = "gait") -> Gait:
         if (
             not isinstance(b, (list, tuple))
             or len(b) != 3
-            or any(isinstance(c, bool) or not isinstance(c, (int, float)) for c in b)
-            or not all(math.isfinite(c) and c > 0 for c in b)
+            or not all((f := _finite(c)) is not None and f > 0 for c in b)
         ):
             raise _fail(
                 f"{where}.body", f"must be [length, width, height] > 0 in metres, got {b!r}"
@@ -293,6 +307,13 @@ def _parse_entry(name: str, obj: Any) -> Entry:
 
 def parse_catalog(obj: Any, name: str = "walker") -> Catalog:
     """Validate a decoded JSON value: a bare gait object or a catalog of walkers."""
+    try:
+        return _parse_catalog(obj, name)
+    except RecursionError:  # a value nested too deeply even to quote in a message
+        raise CatalogError("catalog: nested too deeply to be a catalog") from None
+
+
+def _parse_catalog(obj: Any, name: str) -> Catalog:
     if isinstance(obj, Mapping) and "segments" in obj:
         return Catalog([Entry(name, parse_gait(obj, name))], bare=True)
     if not isinstance(obj, Mapping):
@@ -304,8 +325,26 @@ def parse_catalog(obj: Any, name: str = "walker") -> Catalog:
     return Catalog([_parse_entry(str(k), v) for k, v in obj.items()])
 
 
+class _ConstantError(ValueError):
+    pass
+
+
 def _reject_constant(token: str) -> float:
-    raise ValueError(f"{token} is not a number JSON allows")
+    raise _ConstantError(f"{token} is not a number JSON allows")
+
+
+# A JSON string, or a NaN / Infinity literal outside strings (the decoder meets them in order).
+_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)', re.DOTALL)
+
+
+def _constant_position(text: str) -> str:
+    """' at line L, column C' of the first NaN / Infinity literal, as json reports syntax errors."""
+    for m in _CONSTANT.finditer(text):
+        if m.group(1):
+            pos = m.start(1)
+            line, column = text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
+            return f" at line {line}, column {column}"
+    return ""
 
 
 def load_catalog(path: str | os.PathLike | None = None) -> Catalog:
@@ -335,12 +374,15 @@ def loads_catalog(text: str, *, label: str = "catalog", name: str = "walker") ->
         raise CatalogError(
             f"{label}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
-    except ValueError as exc:  # NaN / Infinity literals
+    except _ConstantError as exc:  # NaN / Infinity literals
+        raise CatalogError(
+            f"{label}: invalid JSON{_constant_position(text)}: {exc}; write a finite number"
+        ) from None
+    except ValueError as exc:  # e.g. an integer literal over Python's digit limit
         raise CatalogError(f"{label}: {exc}") from None
-    try:
-        return parse_catalog(obj, name)
     except RecursionError:
         raise CatalogError(f"{label}: nested too deeply to be a catalog") from None
+    return parse_catalog(obj, name)
 
 
 # ---------------------------------------------------------------------------- saving
