@@ -448,16 +448,23 @@ def dumps_catalog(catalog: Catalog) -> str:
     return json.dumps(catalog_to_dict(catalog), indent=2, allow_nan=False) + "\n"
 
 
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write text to path via a temporary file and rename: no half-written file survives."""
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write data to path via a temporary file and rename: no half-written file survives."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give files the usual mode
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -465,6 +472,11 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """UTF-8 text through :func:`atomic_write_bytes`."""
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def save_catalog(catalog: Catalog | Entry, path: str | os.PathLike) -> None:

@@ -15,7 +15,15 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .catalog import Catalog, CatalogError, Entry, atomic_write_text, gait_pattern, load_catalog
+from .catalog import (
+    Catalog,
+    CatalogError,
+    Entry,
+    atomic_write_bytes,
+    atomic_write_text,
+    gait_pattern,
+    load_catalog,
+)
 
 
 class UsageError(Exception):
@@ -164,7 +172,7 @@ def cmd_clip(args) -> int:
             cycle_m=clip["cycle_m"],
             clip_speed=clip["clip_speed"],
         )
-        _atomic_write_bytes(out, buf.getvalue())
+        atomic_write_bytes(out, buf.getvalue())
     if not args.quiet:
         print(
             f"wrote {args.samples} samples of {entry.name}'s cycle ({clip['cycle_m']:.4f} m, "
@@ -173,21 +181,6 @@ def cmd_clip(args) -> int:
             file=sys.stderr,
         )
     return 0
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    import os
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def cmd_urdf(args) -> int:

@@ -18,6 +18,7 @@ q2 swings a hanging leg backward and lowers an outstretched one.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -149,3 +150,30 @@ def shortfall(chain: LegChain, p) -> np.ndarray:
     dist = np.linalg.norm(v, axis=-1)
     l1, l2 = chain.upper, chain.lower
     return np.maximum(dist - (l1 + l2), 0.0) + np.maximum(np.abs(l1 - l2) - dist, 0.0)
+
+
+def leg_ik_one(mount, l1: float, l2: float, kind: int, yaw0: float, x: float, y: float, z: float):
+    """Scalar twin of :func:`leg_ik` for one leg (plain floats, for the control loop).
+
+    The same maths as the vectorized version (a test holds them equal); numpy's per-call
+    overhead on three numbers would cost more than the physics step it serves.
+    Returns ``(q1, q2, q3, shortfall)``.
+    """
+    vx, vy, vz = x - mount[0], y - mount[1], z - mount[2]
+    if kind == KNEE_UP:
+        c0, s0 = math.cos(yaw0), math.sin(yaw0)
+        lx, ly = c0 * vx + s0 * vy, -s0 * vx + c0 * vy
+        q1, a, b = math.atan2(ly, lx), math.hypot(lx, ly), vz
+    else:
+        q1, a, b = math.atan2(vy, -vz), math.hypot(vy, vz), vx
+    dist = math.hypot(a, b)
+    lo = abs(l1 - l2) + REACH_MARGIN
+    d = min(max(dist, lo), max(l1 + l2 - REACH_MARGIN, lo))
+    ck = (l1 * l1 + l2 * l2 - d * d) / (2.0 * l1 * l2)
+    ch = (l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)
+    knee = math.acos(min(1.0, max(-1.0, ck)))
+    hip = math.acos(min(1.0, max(-1.0, ch)))
+    sign = -1.0 if kind == KNEE_BACK else 1.0
+    thigh = math.atan2(b, a) + sign * hip
+    short = max(dist - (l1 + l2), 0.0) + max(abs(l1 - l2) - dist, 0.0)
+    return q1, -thigh, sign * (math.pi - knee), short

@@ -179,3 +179,18 @@ class Rough:
 
 
 Terrain = Flat | Slope | Rough
+
+
+NORMAL_SPAN = 0.05  # metres: half-width of the central difference in ``smooth_normal``
+
+
+def smooth_normal(terrain, x, y, span: float = NORMAL_SPAN) -> np.ndarray:
+    """Unit normal from central differences of the height over +/- ``span`` metres.
+
+    A bilinear heightfield's exact normal jumps at every cell edge; this one is continuous
+    wherever the height is, and exact on planes. Used for the body's attitude.
+    """
+    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    gx = (terrain.height(x + span, y) - terrain.height(x - span, y)) / (2 * span)
+    gy = (terrain.height(x, y + span) - terrain.height(x, y - span)) / (2 * span)
+    return _normal_from_gradient(gx, gy)

@@ -25,7 +25,7 @@ from .gait import SWING_PROFILES, cycle_position, smoothstep, swing_height
 from .geometry import Geometry, geometry
 from .ik import leg_ik
 from .path import Straight
-from .terrain import Flat
+from .terrain import Flat, smooth_normal
 
 MODES = ("planted", "body")
 BIPED_ROLL = math.radians(3.0)  # default roll over the stance leg for two-legged walkers
@@ -186,9 +186,9 @@ class Walker:
 
     # ------------------------------------------------------------------ body
     def _attitude(self, xy_b, heading, stance, u_stance):
-        """Body-to-world rotation: yaw along the path, tilt to the ground under the feet."""
+        """Body-to-world rotation: yaw along the path, tilt to the ground under the home feet."""
         fp = xy_b[..., None, :] + _rot2(heading[..., None], self._home_xy)
-        n = self.terrain.normal(fp[..., 0], fp[..., 1]).mean(axis=-2)
+        n = smooth_normal(self.terrain, fp[..., 0], fp[..., 1]).mean(axis=-2)
         z = n / np.linalg.norm(n, axis=-1, keepdims=True)
         h = np.stack([np.cos(heading), np.sin(heading), np.zeros_like(heading)], axis=-1)
         x = h - np.sum(h * z, axis=-1, keepdims=True) * z

@@ -139,3 +139,17 @@ def test_builtin_legs_round_trip_vectorized(name):
     assert ok.mean() > 0.99
     assert np.max(np.abs(leg_fk(geo.chain, q) - p)[ok]) < 1e-9
     assert np.allclose(shortfall(geo.chain, p), short)
+
+
+@pytest.mark.parametrize("name", ["fox", "raptor", "spider_bot"])
+@given(offset=st.tuples(st.floats(-0.3, 0.3), st.floats(-0.3, 0.3), st.floats(-0.3, 0.3)))
+def test_scalar_ik_equals_vectorized(name, offset):
+    from gaitsim.ik import leg_ik_one
+
+    ch = geometry(load_catalog()[name].gait).chain
+    p = geometry(load_catalog()[name].gait).homes + np.array(offset)
+    q, short = leg_ik(ch, p)
+    for i in range(ch.n_legs):
+        one = leg_ik_one(ch.mount[i], ch.upper[i], ch.lower[i], ch.kind[i], ch.yaw0[i], *p[i])
+        assert np.allclose(one[:3], q[i], atol=1e-12)
+        assert one[3] == pytest.approx(short[i], abs=1e-12)

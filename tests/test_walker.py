@@ -204,3 +204,14 @@ def test_bad_arguments():
         Walker("fox", swing="square")
     with pytest.raises(KeyError, match="known"):
         Walker("unicorn")
+
+
+@pytest.mark.parametrize("name", ["mechanic", "fox", "spider_bot"])
+def test_attitude_on_rough_ground_is_continuous(name):
+    """No step in the body attitude when a foot crosses a heightfield cell edge."""
+    w = Walker(name, Rough(0.05, wavelength=0.6, size=4, seed=0))
+    jumps = []
+    for n in (1000, 100000):
+        R = w.pose_at(np.linspace(0, w.cycle, n, endpoint=False)).body_rotation
+        jumps.append(np.abs(np.diff(R, axis=0)).max())
+    assert jumps[1] < jumps[0] / 50  # shrinks with the sample spacing, as a continuous curve
