@@ -276,11 +276,14 @@ def _link(
     xyz=(0, 0, 0),
     rpy=(0, 0, 0),
     material: str | None = None,
+    collision: tuple[str, object] | None = None,
 ) -> list[str]:
+    """A link; ``collision`` = (geometry, xyz) when it differs from the visual shape."""
     lines = [f'  <link name="{name}">', *inertial]
     if geom is not None:
         lines += _shape("visual", geom, xyz, rpy, material)
-        lines += _shape("collision", geom, xyz, rpy, None)
+        cgeom, cxyz = collision if collision is not None else (geom, xyz)
+        lines += _shape("collision", cgeom, cxyz, rpy, None)
     lines.append("  </link>")
     return lines
 
@@ -365,6 +368,7 @@ def build(entry: Entry) -> str:
         l1, l2 = float(chain.upper[i]), float(chain.lower[i])
         r = float(geo.leg_radius[i])
         m1, m2 = (float(m) for m in geo.leg_masses[i])
+        shin_c = max(l2 - r_foot, 0.5 * l2)  # shin collision length
         m_hip = HIP_MASS_FRACTION * m1
         i_hip = 0.4 * m_hip * r * r
         # bone direction at zero: straight out along +x ('up') or hanging along -z
@@ -390,6 +394,8 @@ def build(entry: Entry) -> str:
             bone * l2 / 2,
             cyl_rpy,
             "gaitsim_leg",
+            # the shin's collision stops at the foot sphere, so only the foot meets the ground
+            (f'<cylinder radius="{_f(r)}" length="{_f(shin_c)}"/>', bone * shin_c / 2),
         )
         out += _link(
             f"{n}_foot",

@@ -98,6 +98,7 @@ class Walker:
         swing: str = "sine",
         lean: bool = False,
         roll: float | None = None,
+        sway: float = 0.0,
     ):
         self.entry = resolve_entry(entry)
         self.gait = self.entry.gait
@@ -113,6 +114,9 @@ class Walker:
         self.mode = mode
         self.swing = swing
         self.lean = bool(lean)
+        if not (math.isfinite(sway) and 0.0 <= sway <= 1.5):
+            raise ValueError(f"sway must be a share between 0 and 1.5, got {sway!r}")
+        self.sway = float(sway)
         self.roll = (BIPED_ROLL if self.gait.n_legs == 2 else 0.0) if roll is None else float(roll)
         self.geometry: Geometry = geometry(self.gait)
         self._home_xy = self.geometry.homes[:, :2]
@@ -208,6 +212,21 @@ class Walker:
             R = R @ _rot_y(pitch) @ _rot_x(roll)
         return R
 
+    def _sway_offset(self, xy_b, heading, feet_xy, stance, s):
+        """Sideways shift of the body toward the centroid of the loaded feet.
+
+        Each stance foot is weighted by sin(pi * stance progress), so a foot about to lift
+        (or just landed) carries little weight and the body leans away from it before it
+        goes: the classic static-walking sway that keeps the centre of mass over the
+        support polygon. Only the component across the path is applied (``sway`` = share).
+        """
+        w = np.where(stance, np.sin(np.pi * s), 0.0)
+        total = np.maximum(w.sum(axis=-1, keepdims=True), 1e-9)
+        centroid = (w[..., None] * feet_xy).sum(axis=-2) / total
+        n = np.stack([-np.sin(heading), np.cos(heading)], axis=-1)  # left of the path
+        across = np.sum((centroid - xy_b) * n, axis=-1, keepdims=True)
+        return self.sway * across * n
+
     def _bob(self, stance, s):
         """Vertical bob: highest when stance legs are mid-stance, mean zero over a cycle."""
         g = self.gait
@@ -225,6 +244,8 @@ class Walker:
         ground = self.ground_point(xy)
         feet = np.concatenate([xy, (ground + self._home_z + g.lift * arc)[..., None]], axis=-1)
         xy_b, heading = self.path.pose(d)
+        if self.sway:
+            xy_b = xy_b + self._sway_offset(xy_b, heading, xy, stance, s)
         ground_under = self.terrain.height(xy[..., 0], xy[..., 1]).mean(axis=-1)
         z_b = ground_under + geo.foot_radius + geo.hip_height + self._bob(stance, s)
         body_pos = np.concatenate([xy_b, z_b[..., None]], axis=-1)

@@ -247,7 +247,7 @@ def test_bare_gait_file_loads_as_one_walker_named_after_the_file(tmp_path):
     assert entry.walk_test is None
     # the built-in fox is the seed's gait plus gaitsim's optional mass
     builtin = gaitsim.load_catalog()["fox"].gait
-    assert entry.gait == dataclasses.replace(builtin, mass=None)
+    assert entry.gait == dataclasses.replace(builtin, mass=None, hip_height=None)
     assert entry.gait.legs == builtin.legs
 
 

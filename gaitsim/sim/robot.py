@@ -7,6 +7,8 @@ so PyBullet's base pose is the B frame's pose.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pybullet as p
 
@@ -38,6 +40,24 @@ def _flat(names) -> list[str]:
         else:
             out.extend(_flat(n))
     return out
+
+
+@dataclass(frozen=True)
+class Sensed:
+    """One reading of a robot's state (plain tuples and lists; world frame)."""
+
+    position: tuple
+    quaternion: tuple
+    linear_velocity: tuple
+    angular_velocity: tuple
+    joint_positions: list
+    joint_velocities: list
+    joint_torques: list
+    feet: list
+    com: np.ndarray
+    contacts: list
+    body_contact: bool  # the body (base link) touches the ground: a fall
+    leg_contact: bool  # a thigh or shin touches the ground (a scuff, reported)
 
 
 class Robot:
@@ -86,6 +106,16 @@ class Robot:
             raise RuntimeError(f"Robot: pybullet could not load {path}")
         self._index_joints()
         self._removed = False
+        self._all_links = sorted(self.link_names)
+        self._foot_set = set(self._feet)
+        self.set_gains()
+        for f in self._feet:
+            # Bullet multiplies the two bodies' frictions: feet of 1.0 make the world's
+            # ``friction`` the foot-ground coefficient. The friction anchor stops the slow
+            # creep of velocity-level friction, so a loaded planted foot stays put.
+            p.changeDynamics(
+                self.body_id, f, lateralFriction=1.0, frictionAnchor=1, physicsClientId=self.client
+            )
         self.home_joints, _ = leg_ik(self.geometry.chain, self.geometry.homes)
         self.release_joints()
         self.set_joint_positions(self.home_joints if joint_positions is None else joint_positions)
@@ -264,6 +294,61 @@ class Robot:
         """True when any link other than a foot (body, thigh, shin, ...) touches the ground."""
         feet = set(self._feet)
         return any(link not in feet for link, _ in self._ground_contacts(ground_id))
+
+    def sense(self) -> Sensed:
+        """Everything the controller and the metrics read, in as few pybullet calls as possible."""
+        cid, body = self.client, self.body_id
+        pos, quat = p.getBasePositionAndOrientation(body, physicsClientId=cid)
+        lin, ang = p.getBaseVelocity(body, physicsClientId=cid)
+        states = p.getJointStates(body, self._joints, physicsClientId=cid)
+        links = p.getLinkStates(
+            body, self._all_links, computeForwardKinematics=1, physicsClientId=cid
+        )
+        touching = {
+            c[3]
+            for c in p.getContactPoints(bodyA=body, bodyB=self.world.ground_id, physicsClientId=cid)
+            if c[8] <= CONTACT_DISTANCE
+        }
+        com = self._link_mass[0] * np.asarray(pos)
+        for m, st in zip(self._link_mass[1:], links, strict=True):
+            com = com + m * np.asarray(st[0])
+        return Sensed(
+            position=pos,
+            quaternion=quat,
+            linear_velocity=lin,
+            angular_velocity=ang,
+            joint_positions=[st[0] for st in states],
+            joint_velocities=[st[1] for st in states],
+            joint_torques=[st[3] for st in states],
+            feet=[links[f][4] for f in self._feet],
+            com=com / self.mass,
+            contacts=[f in touching for f in self._feet],
+            body_contact=-1 in touching,
+            leg_contact=bool(touching - self._foot_set - {-1}),
+        )
+
+    def command_joint_list(self, q: list[float], v: list[float] | None = None) -> None:
+        """Position-command every joint to ``q`` with target velocities ``v`` (flat lists in
+        chain order; default 0) at the set gains and forces: the control loop's cheap path."""
+        p.setJointMotorControlArray(
+            self.body_id,
+            self._joints,
+            p.POSITION_CONTROL,
+            targetPositions=q,
+            targetVelocities=self._zeros if v is None else v,
+            positionGains=self._kp,
+            velocityGains=self._kd,
+            forces=self._forces,
+            physicsClientId=self.client,
+        )
+
+    def set_gains(self, kp=None, kd=None, force_scale: float = FORCE_SCALE) -> None:
+        """Gains and force limits used by ``command_joint_list``."""
+        n = len(self._joints)
+        self._kp = [float(DEFAULT_KP if kp is None else kp)] * n
+        self._kd = [float(DEFAULT_KD if kd is None else kd)] * n
+        self._forces = (self.effort.ravel() * float(force_scale)).tolist()
+        self._zeros = [0.0] * n
 
     # ------------------------------------------------------------------ lifetime
     def remove(self) -> None:

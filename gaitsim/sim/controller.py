@@ -1,0 +1,530 @@
+"""GaitController: the walker's distance-driven foot targets as joint position commands.
+
+Each control step:
+
+1. the gait distance ``s`` advances (``command``: at the commanded speed; ``odometry``: by
+   the body's measured progress along the path, see ``advance_odometry``);
+2. every foot gets a world target. A stance foot holds the world point where it touched
+   down (stored at touchdown, the second seed's plant lock). A swing foot eases from where
+   it lifted off to the Walker's planned plant point for its next stance, on a smoothstep
+   with zero world velocity at both ends, lifted by the gait's swing arc;
+3. the targets go into the frame of the *reference body*, the Walker's body pose at ``s``
+   (the ideal path, the ground-following height and attitude), and the leg IK gives joint
+   angles, sent with position control at the URDF's force limits. Because the stance feet
+   are fixed in the world and the reference body moves on, the legs push the real body
+   along the path; the measured body pose feeds the odometry, the assist and the metrics;
+4. the physics runs ``sim_hz / control_hz`` substeps (with the body assist or the
+   kinematic base updated every substep), and the step is recorded for the metrics.
+
+Body modes: ``free`` (plain physics), ``assist`` (a virtual spring-damper on height, roll
+and pitch toward the reference; its effort is reported), ``kinematic`` (the base follows
+the reference exactly through a fixed constraint; the legs are simulated).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pybullet as p
+
+from ..gait import swing_height
+from ..ik import leg_ik_one
+from ..walker import Walker
+from .metrics import Recorder
+from .robot import Robot
+from .world import World
+
+DISTANCE_SOURCES = ("command", "odometry")
+BODY_MODES = ("free", "assist", "kinematic")
+TABLE_SAMPLES_PER_CYCLE = 240  # reference-body table resolution
+TABLE_CHUNK_CYCLES = 4  # the table grows by this many cycles at a time
+KINEMATIC_MAX_FORCE_G = 50.0  # the kinematic base constraint can exert 50 body weights
+
+
+@dataclass(frozen=True)
+class AssistGains:
+    """The assist's spring-dampers: natural frequencies (Hz) and damping ratio."""
+
+    height_hz: float = 3.0
+    attitude_hz: float = 3.0
+    damping_ratio: float = 1.0
+
+
+@dataclass(frozen=True)
+class ControlConfig:
+    """How the controller runs; every field has a sane default.
+
+    odometry_tau: time constant (s) of the odometry's pull toward the commanded distance;
+    odometry_lead: the commanded distance is kept within this many cycles of ``s``.
+    """
+
+    control_hz: float = 60.0
+    distance_source: str = "command"
+    body: str = "free"
+    kp: float | None = 0.1  # PyBullet position gain: compliant legs share the load and slip less
+    kd: float | None = None
+    force_scale: float = 1.0
+    plant_lock: str = "measured"  # touchdown locks the foot where it is ("planned": where planned)
+    placement_gain: float = 1.0  # Raibert foot-placement feedback on the body velocity error
+    track_gain: float = 1.0  # share of the x, y, yaw error to the reference closed per step
+    odometry_tau: float = 0.5
+    odometry_lead: float = 0.25
+    assist: AssistGains = field(default_factory=AssistGains)
+
+    def __post_init__(self):
+        if self.distance_source not in DISTANCE_SOURCES:
+            raise ValueError(
+                f"distance_source must be one of {', '.join(DISTANCE_SOURCES)}, "
+                f"got {self.distance_source!r}"
+            )
+        if self.body not in BODY_MODES:
+            raise ValueError(f"body must be one of {', '.join(BODY_MODES)}, got {self.body!r}")
+        if not (math.isfinite(self.control_hz) and self.control_hz > 0):
+            raise ValueError(f"control_hz must be positive, got {self.control_hz!r}")
+
+
+class ReferenceTable:
+    """The Walker's body pose over distance, tabulated and linearly interpolated.
+
+    Building it is vectorized (one ``pose_at`` per chunk of cycles); a lookup is a few
+    float operations, cheap enough for every control step and substep.
+    """
+
+    def __init__(self, walker: Walker):
+        self.walker = walker
+        self.ds = walker.cycle / TABLE_SAMPLES_PER_CYCLE
+        self.pos: list = []
+        self.rot: list = []
+        self.heading: list = []
+        self.moves: list = []
+        self._extend(0.0)
+
+    def _extend(self, s_max: float) -> None:
+        n0 = len(self.pos)
+        n1 = max(n0 + TABLE_CHUNK_CYCLES * TABLE_SAMPLES_PER_CYCLE, int(s_max / self.ds) + 2)
+        s = np.arange(n0, n1 + 1) * self.ds
+        pose = self.walker.pose_at(s)
+        xy, _ = self.walker.path.pose(s + 1e-3)
+        moves = np.hypot(*(xy - pose.body_position[:, :2]).T) > 0.5e-3  # translating path?
+        if n0:  # drop the overlapping first sample
+            s, sl = s[1:], slice(1, None)
+        else:
+            sl = slice(None)
+        self.pos.extend(map(tuple, pose.body_position[sl]))
+        self.rot.extend(map(tuple, pose.body_rotation[sl].reshape(-1, 9)))
+        self.heading.extend(pose.heading[sl].tolist())
+        self.moves.extend(moves[sl].tolist())
+
+    def lookup(self, s: float):
+        """(position (3 floats), rotation row-major (9 floats), heading, path translates)."""
+        f = max(s, 0.0) / self.ds
+        i = int(f)
+        if i + 1 >= len(self.pos):
+            self._extend(s)
+        w = f - i
+        a, b = self.pos[i], self.pos[i + 1]
+        ra, rb = self.rot[i], self.rot[i + 1]
+        pos = (a[0] + w * (b[0] - a[0]), a[1] + w * (b[1] - a[1]), a[2] + w * (b[2] - a[2]))
+        rot = tuple(x + w * (y - x) for x, y in zip(ra, rb, strict=True))
+        h = self.heading[i] + w * (self.heading[i + 1] - self.heading[i])
+        return pos, rot, h, self.moves[i]
+
+
+def quat_from_rot(r) -> tuple[float, float, float, float]:
+    """Row-major 3x3 rotation (9 floats, re-orthogonalized by the formula) -> (x, y, z, w)."""
+    m00, m01, m02, m10, m11, m12, m20, m21, m22 = r
+    tr = m00 + m11 + m22
+    if tr > 0:
+        k = 0.5 / math.sqrt(tr + 1.0)
+        q = ((m21 - m12) * k, (m02 - m20) * k, (m10 - m01) * k, 0.25 / k)
+    elif m00 > m11 and m00 > m22:
+        k = 2.0 * math.sqrt(1.0 + m00 - m11 - m22)
+        q = (0.25 * k, (m01 + m10) / k, (m02 + m20) / k, (m21 - m12) / k)
+    elif m11 > m22:
+        k = 2.0 * math.sqrt(1.0 + m11 - m00 - m22)
+        q = ((m01 + m10) / k, 0.25 * k, (m12 + m21) / k, (m02 - m20) / k)
+    else:
+        k = 2.0 * math.sqrt(1.0 + m22 - m00 - m11)
+        q = ((m02 + m20) / k, (m12 + m21) / k, 0.25 * k, (m10 - m01) / k)
+    n = math.sqrt(sum(c * c for c in q))
+    return tuple(c / n for c in q)
+
+
+def yaw_of(q) -> float:
+    x, y, z, w = q
+    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+
+
+def wrap(a: float) -> float:
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+class GaitController:
+    """Drives ``robot`` in ``world`` along ``walker``'s gait, path and terrain."""
+
+    def __init__(
+        self,
+        world: World,
+        robot: Robot,
+        walker: Walker,
+        config: ControlConfig | None = None,
+        *,
+        record: bool = True,
+    ):
+        self.world, self.robot, self.walker = world, robot, walker
+        self.config = config if config is not None else ControlConfig()
+        cfg = self.config
+        n_sub = world_substeps(world.dt, cfg.control_hz)
+        self.substeps = n_sub
+        self.dt = n_sub * world.dt
+        self.gait = walker.gait
+        self.geo = walker.geometry
+        self.n_legs = self.gait.n_legs
+        self.speed = walker.nominal_speed  # gait distance per second (m/s)
+        self.table = ReferenceTable(walker)
+        ch = self.geo.chain
+        self._legs = [
+            (
+                tuple(map(float, ch.mount[i])),
+                float(ch.upper[i]),
+                float(ch.lower[i]),
+                int(ch.kind[i]),
+                float(ch.yaw0[i]),
+            )
+            for i in range(self.n_legs)
+        ]
+        self._phase = [leg.phase for leg in self.gait.legs]
+        self._home_z = [leg.home[2] for leg in self.gait.legs]
+        self.record = Recorder(self.n_legs) if record else None
+        robot.set_gains(cfg.kp, cfg.kd, cfg.force_scale)
+        self._constraint = None
+        self.assist_work = 0.0  # J, done by the assist's virtual spring-damper
+        self.assist_force_impulse = 0.0  # N s
+        self.assist_torque_impulse = 0.0  # N m s
+        self.reset()
+
+    # ------------------------------------------------------------------ set-up
+    def reset(self) -> None:
+        """Put the robot in the Walker's pose at distance 0 and plan every foot."""
+        w = self.walker
+        pose = w.pose_at(0.0)
+        pos, rot, _, _ = self.table.lookup(0.0)
+        self.robot.reset_base(pos, quat_from_rot(rot))
+        self.robot.set_joint_positions(pose.joints)
+        self.robot.command_joint_list(pose.joints.ravel().tolist())
+        self._q_prev = None
+        self.s = 0.0
+        self.s_cmd = 0.0
+        self.progress = 0.0
+        self.t = 0.0
+        self.stance = [bool(x) for x in pose.stance]
+        self.plant = [tuple(map(float, f)) for f in pose.feet]
+        self.lift_from = list(self.plant)
+        self.land_at = list(self.plant)
+        for i in range(self.n_legs):
+            if not self.stance[i]:
+                t = self._cycle_pos(0.0, i)
+                self.lift_from[i] = self._plant_point(i, self._d_mid_before(0.0, t))
+                self.land_at[i] = self._plant_point(i, self._d_mid_after(0.0, t))
+        self._last = self.robot.sense()
+        self._last_yaw = yaw_of(self._last.quaternion)
+        if self.config.body == "kinematic":
+            self._constraint = p.createConstraint(
+                self.robot.body_id,
+                -1,
+                -1,
+                -1,
+                p.JOINT_FIXED,
+                [0, 0, 0],
+                [0, 0, 0],
+                list(pos),
+                childFrameOrientation=list(quat_from_rot(rot)),
+                physicsClientId=self.world.client,
+            )
+
+    def _cycle_pos(self, s: float, i: int) -> float:
+        x = s / self.walker.cycle + self._phase[i]
+        return x - math.floor(x)
+
+    def _d_mid_before(self, s: float, t: float) -> float:
+        """Mid-stance distance of the stance that ended before this swing."""
+        g, c = self.gait, self.walker.cycle
+        d_lo = s - (t - g.duty) * c
+        return d_lo - self.walker.stride / 2
+
+    def _d_mid_after(self, s: float, t: float) -> float:
+        """Mid-stance distance of the stance after this swing."""
+        g, c = self.gait, self.walker.cycle
+        d_td = s - (t - g.duty) * c + (1.0 - g.duty) * c
+        return d_td + self.walker.stride / 2
+
+    def _plant_point(self, i: int, d_mid: float) -> tuple[float, float, float]:
+        """The Walker's planned world plant point of leg ``i`` for a stance centred at d_mid."""
+        d = np.full(self.n_legs, d_mid)
+        xy = self.walker._plant_xy(d)[i]
+        z = float(self.walker.ground_point(xy)) + self._home_z[i]
+        return (float(xy[0]), float(xy[1]), z)
+
+    # ------------------------------------------------------------------ one control step
+    def advance_odometry(self, sensed) -> float:
+        """Measured progress along the path since the last step (m of gait distance).
+
+        On translating paths: the base displacement along the path tangent; turning in
+        place: the yaw change times the path's radius. The distance then follows that
+        progress plus a pull toward the commanded distance (time constant odometry_tau,
+        the commanded distance held within odometry_lead cycles of it), which starts the
+        walk from rest and keeps it moving when progress stalls.
+        """
+        _, _, heading, moves = self.table.lookup(self.s)
+        if moves:
+            dx = sensed.position[0] - self._last.position[0]
+            dy = sensed.position[1] - self._last.position[1]
+            return dx * math.cos(heading) + dy * math.sin(heading)
+        yaw = yaw_of(sensed.quaternion)
+        dyaw = wrap(yaw - self._last_yaw)
+        return dyaw * getattr(self.walker.path, "radius", 1.0)
+
+    def _swing_target(self, i: int, u: float, corr=(0.0, 0.0)) -> tuple[float, float, float]:
+        """World target of swing leg ``i`` at swing progress ``u`` (0 liftoff .. 1 touchdown);
+        ``corr`` shifts the landing point (foot placement feedback)."""
+        sig = u * u * (3.0 - 2.0 * u)
+        a, b = self.lift_from[i], self.land_at[i]
+        b = (b[0] + corr[0], b[1] + corr[1], b[2])
+        w = self.walker
+        arc = math.sin(math.pi * sig) if w.swing == "sine" else float(swing_height(u, w.swing))
+        return (
+            a[0] + sig * (b[0] - a[0]),
+            a[1] + sig * (b[1] - a[1]),
+            a[2] + sig * (b[2] - a[2]) + self.gait.lift * arc,
+        )
+
+    def _update_feet(self, s: float, sensed, corr=(0.0, 0.0)) -> tuple[list, list, list]:
+        """Advance every leg's stance/swing state to distance ``s``.
+
+        Returns the world targets now, the targets one control step ahead (for the joint
+        velocity feedforward), and which legs changed phase this step.
+        """
+        g, w = self.gait, self.walker
+        cycle, duty = w.cycle, g.duty
+        ds = self.speed * self.dt
+        now, ahead, events = [], [], []
+        for i in range(self.n_legs):
+            x = s / cycle + self._phase[i]
+            t = x - math.floor(x)
+            st = t < duty
+            if st and not self.stance[i]:  # touchdown: lock the foot where it is
+                if self.config.plant_lock == "measured":
+                    fx, fy, _ = sensed.feet[i]
+                    self.plant[i] = (fx, fy, self.land_at[i][2])
+                else:
+                    a = self.land_at[i]
+                    self.plant[i] = (a[0] + corr[0], a[1] + corr[1], a[2])
+            elif not st and self.stance[i]:  # liftoff: plan the swing to the next plant
+                self.lift_from[i] = self.plant[i]
+                self.land_at[i] = self._plant_point(i, self._d_mid_after(s, t))
+            events.append(st != self.stance[i])
+            self.stance[i] = st
+            if st:
+                now.append(self.plant[i])
+                ahead.append(self.plant[i])
+            else:
+                u = (t - duty) / (1.0 - duty)
+                now.append(self._swing_target(i, u, corr))
+                ahead.append(self._swing_target(i, min(u + ds / ((1.0 - duty) * cycle), 1.0), corr))
+        return now, ahead, events
+
+    def _virtual_body(self, sensed, pos, rot, heading):
+        """The body pose the legs are solved against: the measured pose pulled toward the
+        reference by ``track_gain`` per control step in x, y and yaw, and the reference's
+        height, roll and pitch (which the legs hold, like standing)."""
+        a = self.config.track_gain
+        mx, my = sensed.position[0], sensed.position[1]
+        myaw = yaw_of(sensed.quaternion)
+        x = mx + a * (pos[0] - mx)
+        y = my + a * (pos[1] - my)
+        dyaw = a * wrap(heading - myaw) + wrap(myaw - heading)  # yaw_v - heading
+        c, s_ = math.cos(dyaw), math.sin(dyaw)
+        # R_v = Rz(dyaw) @ R_ref: the reference attitude turned to the virtual yaw
+        r = (
+            c * rot[0] - s_ * rot[3],
+            c * rot[1] - s_ * rot[4],
+            c * rot[2] - s_ * rot[5],
+            s_ * rot[0] + c * rot[3],
+            s_ * rot[1] + c * rot[4],
+            s_ * rot[2] + c * rot[5],
+            rot[6],
+            rot[7],
+            rot[8],
+        )
+        return (x, y, pos[2]), r
+
+    @staticmethod
+    def _virtual_body_moved(vpos, vrot, rot, rot2, dpos, z2):
+        """The virtual body carried along by the reference's motion over one step."""
+        # rotation increment of the reference, applied in the world: R2 @ R1^T @ R_v
+        ij = [(i, j) for i in range(3) for j in range(3)]
+        inc = [sum(rot2[3 * i + k] * rot[3 * j + k] for k in range(3)) for i, j in ij]
+        r = tuple(sum(inc[3 * i + k] * vrot[3 * k + j] for k in range(3)) for i, j in ij)
+        return (vpos[0] + dpos[0], vpos[1] + dpos[1], z2), r
+
+    def _solve(self, targets, pos, rot):
+        q, short = [], []
+        for i, tgt in enumerate(targets):
+            vx, vy, vz = tgt[0] - pos[0], tgt[1] - pos[1], tgt[2] - pos[2]
+            bx = rot[0] * vx + rot[3] * vy + rot[6] * vz
+            by = rot[1] * vx + rot[4] * vy + rot[7] * vz
+            bz = rot[2] * vx + rot[5] * vy + rot[8] * vz
+            mount, l1, l2, kind, yaw0 = self._legs[i]
+            q1, q2, q3, sf = leg_ik_one(mount, l1, l2, kind, yaw0, bx, by, bz)
+            q.extend((q1, q2, q3))
+            short.append(sf)
+        return q, short
+
+    def step(self) -> None:
+        """One control step: targets, IK, commands, physics substeps, record."""
+        cfg, w = self.config, self.walker
+        sensed = self._last
+        # 1. distance
+        if cfg.distance_source == "command":
+            self.s += self.speed * self.dt
+        else:
+            lead = cfg.odometry_lead * w.cycle
+            self.s_cmd = min(max(self.s_cmd + self.speed * self.dt, self.s - lead), self.s + lead)
+            self.s += self._odo_step + (self.s_cmd - self.s) * min(self.dt / cfg.odometry_tau, 1)
+        s = self.s
+        ds = self.speed * self.dt
+        pos, rot, heading, _ = self.table.lookup(s)
+        pos2, rot2, _, _ = self.table.lookup(s + ds)
+        # 2. world foot targets now and one step ahead; swing feet land where the body's
+        # velocity error says (Raibert's rule: half a stance of the error, times a gain)
+        k = cfg.placement_gain * 0.5 * self.gait.duty * w.cycle / self.speed
+        vx = (pos2[0] - pos[0]) / self.dt
+        vy = (pos2[1] - pos[1]) / self.dt
+        lv = sensed.linear_velocity
+        corr = (k * (lv[0] - vx), k * (lv[1] - vy))
+        targets, ahead, events = self._update_feet(s, sensed, corr)
+        # 3. solve against the virtual body now and moved on by the reference's own motion
+        vpos, vrot = self._virtual_body(sensed, pos, rot, heading)
+        dpos = (pos2[0] - pos[0], pos2[1] - pos[1])
+        vpos2, vrot2 = self._virtual_body_moved(vpos, vrot, rot, rot2, dpos, pos2[2])
+        q, short = self._solve(targets, vpos, vrot)
+        q2, _ = self._solve(ahead, vpos2, vrot2)
+        dt = self.dt
+        v = [(b - a) / dt for a, b in zip(q, q2, strict=True)]
+        for i, ev in enumerate(events):
+            if ev:  # no feedforward through a touchdown or liftoff
+                v[3 * i : 3 * i + 3] = (0.0, 0.0, 0.0)
+        # Target the pose at the end of the period: solved against the measured body, the
+        # legs then move the body by exactly one step of the reference's motion.
+        self.robot.command_joint_list(q2, v)
+        # 4. physics
+        if cfg.body == "free":
+            self.world.step(self.substeps)
+        else:
+            for k in range(1, self.substeps + 1):
+                self._body_mode_substep(s - self.speed * self.dt * (1 - k / self.substeps))
+                self.world.step(1)
+        self.t += self.dt
+        new = self.robot.sense()
+        self._odo_step = 0.0
+        step = self.advance_odometry(new)
+        self.progress += step
+        self._odo_step = max(step, 0.0)
+        self._last = new
+        self._last_yaw = yaw_of(new.quaternion)
+        if self.record is not None:
+            self.record.add(
+                t=self.t,
+                s=s,
+                progress=self.progress,
+                ref_pos=pos,
+                ref_heading=self.table.lookup(s)[2],
+                base_pos=new.position,
+                base_quat=new.quaternion,
+                base_vel=new.linear_velocity,
+                com=new.com,
+                feet=new.feet,
+                contacts=new.contacts,
+                planned_stance=list(self.stance),
+                targets=targets,
+                shortfall=short,
+                torque=new.joint_torques,
+                joint_vel=new.joint_velocities,
+                body_contact=new.body_contact,
+                leg_contact=new.leg_contact,
+            )
+
+    _odo_step = 0.0
+
+    # ------------------------------------------------------------------ body modes
+    def _body_mode_substep(self, s: float) -> None:
+        pos, rot, _, _ = self.table.lookup(s)
+        cid, body = self.world.client, self.robot.body_id
+        if self.config.body == "kinematic":
+            p.changeConstraint(
+                self._constraint,
+                jointChildPivot=list(pos),
+                jointChildFrameOrientation=list(quat_from_rot(rot)),
+                maxForce=KINEMATIC_MAX_FORCE_G * self.robot.mass * 9.81,
+                physicsClientId=cid,
+            )
+            return
+        # assist: spring-damper on height, roll and pitch toward the reference body
+        a = self.config.assist
+        m = self.robot.mass
+        bx, by, bz = self.geo.body
+        inertia = m * (bx * bx + by * by + bz * bz) / 12.0
+        wh, wa = 2 * math.pi * a.height_hz, 2 * math.pi * a.attitude_hz
+        x, quat = p.getBasePositionAndOrientation(body, physicsClientId=cid)
+        v, om = p.getBaseVelocity(body, physicsClientId=cid)
+        fz = m * (wh * wh * (pos[2] - x[2]) - 2 * a.damping_ratio * wh * v[2])
+        # rotation error R_ref R^T as a rotation vector; keep its world x, y (roll, pitch)
+        r = p.getMatrixFromQuaternion(quat, physicsClientId=cid)
+        ex, ey = _tilt_error(rot, r)
+        tx = inertia * (wa * wa * ex - 2 * a.damping_ratio * wa * om[0])
+        ty = inertia * (wa * wa * ey - 2 * a.damping_ratio * wa * om[1])
+        p.applyExternalForce(body, -1, [0.0, 0.0, fz], x, p.WORLD_FRAME, physicsClientId=cid)
+        p.applyExternalTorque(body, -1, [tx, ty, 0.0], p.WORLD_FRAME, physicsClientId=cid)
+        dt = self.world.dt
+        self.assist_work += (abs(fz * v[2]) + abs(tx * om[0]) + abs(ty * om[1])) * dt
+        self.assist_force_impulse += abs(fz) * dt
+        self.assist_torque_impulse += math.hypot(tx, ty) * dt
+
+    # ------------------------------------------------------------------ results
+    def arrays(self) -> dict[str, np.ndarray]:
+        rec = self.record.arrays()
+        T, L = len(rec["t"]), self.n_legs
+        rec["torque"] = rec["torque"].reshape(T, L, 3)
+        rec["joint_vel"] = rec["joint_vel"].reshape(T, L, 3)
+        xy = rec["base_pos"][:, :2]
+        rec["ground_z"] = self.walker.terrain.height(xy[:, 0], xy[:, 1])
+        yaw = np.array([yaw_of(q) for q in rec["base_quat"]])
+        rec["heading_error"] = (yaw - rec["ref_heading"] + np.pi) % (2 * np.pi) - np.pi
+        return rec
+
+
+def _tilt_error(ref, cur) -> tuple[float, float]:
+    """World x, y components of the rotation vector taking ``cur`` to ``ref`` (row-major)."""
+    # E = ref @ cur^T; small-angle vector from its skew part (exact direction, |angle| < pi)
+    e = [
+        sum(ref[3 * i + k] * cur[3 * j + k] for k in range(3)) for i in range(3) for j in range(3)
+    ]
+    vx, vy, vz = e[7] - e[5], e[2] - e[6], e[3] - e[1]
+    s = 0.5 * math.sqrt(vx * vx + vy * vy + vz * vz)
+    c = 0.5 * (e[0] + e[4] + e[8] - 1.0)
+    ang = math.atan2(s, c)
+    k = ang / (2 * s) if s > 1e-12 else 0.5
+    return vx * k, vy * k
+
+
+def world_substeps(sim_dt: float, control_hz: float) -> int:
+    """Physics substeps per control step; the control period must be a whole number of them."""
+    n = (1.0 / control_hz) / sim_dt
+    if abs(n - round(n)) > 1e-6 or round(n) < 1:
+        raise ValueError(
+            f"control rate {control_hz} Hz must divide the sim rate {1 / sim_dt:g} Hz "
+            "into a whole number of substeps (e.g. 240 Hz sim with 60, 80, 120 or 240 Hz control)"
+        )
+    return round(n)
