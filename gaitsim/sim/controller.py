@@ -31,6 +31,7 @@ import pybullet as p
 
 from ..gait import swing_height
 from ..ik import leg_ik_one
+from ..terrain import Rough
 from ..walker import Walker
 from .metrics import Recorder
 from .robot import Robot
@@ -63,11 +64,13 @@ class ControlConfig:
     control_hz: float = 60.0
     distance_source: str = "command"
     body: str = "free"
-    kp: float | None = 0.1  # PyBullet position gain: compliant legs share the load and slip less
+    kp: float = 0.05  # PyBullet position gain of stance legs (compliant: share load, slip less)
+    kp_swing: float = 0.3  # ... of swing legs (stiff: track the swing arc)
     kd: float | None = None
     force_scale: float = 1.0
     plant_lock: str = "measured"  # touchdown locks the foot where it is ("planned": where planned)
     placement_gain: float = 1.0  # Raibert foot-placement feedback on the body velocity error
+    attitude_gain: float = 0.0  # extra righting: lean the legs' target against the tilt
     track_gain: float = 1.0  # share of the x, y, yaw error to the reference closed per step
     odometry_tau: float = 0.5
     odometry_lead: float = 0.25
@@ -198,6 +201,7 @@ class GaitController:
         self._phase = [leg.phase for leg in self.gait.legs]
         self._home_z = [leg.home[2] for leg in self.gait.legs]
         self.record = Recorder(self.n_legs) if record else None
+        self._uneven = isinstance(walker.terrain, Rough)
         robot.set_gains(cfg.kp, cfg.kd, cfg.force_scale)
         self._constraint = None
         self.assist_work = 0.0  # J, done by the assist's virtual spring-damper
@@ -220,6 +224,7 @@ class GaitController:
         self.progress = 0.0
         self.t = 0.0
         self.stance = [bool(x) for x in pose.stance]
+        self._swing_u = [0.0] * self.n_legs
         self.plant = [tuple(map(float, f)) for f in pose.feet]
         self.lift_from = list(self.plant)
         self.land_at = list(self.plant)
@@ -260,6 +265,10 @@ class GaitController:
         d_td = s - (t - g.duty) * c + (1.0 - g.duty) * c
         return d_td + self.walker.stride / 2
 
+    def _rest_z(self, i: int, x: float, y: float) -> float:
+        """Height of leg ``i``'s foot centre resting on the ground at (x, y)."""
+        return float(self.walker.ground_point(np.array([x, y]))) + self._home_z[i]
+
     def _plant_point(self, i: int, d_mid: float) -> tuple[float, float, float]:
         """The Walker's planned world plant point of leg ``i`` for a stance centred at d_mid."""
         d = np.full(self.n_legs, d_mid)
@@ -294,11 +303,11 @@ class GaitController:
         b = (b[0] + corr[0], b[1] + corr[1], b[2])
         w = self.walker
         arc = math.sin(math.pi * sig) if w.swing == "sine" else float(swing_height(u, w.swing))
-        return (
-            a[0] + sig * (b[0] - a[0]),
-            a[1] + sig * (b[1] - a[1]),
-            a[2] + sig * (b[2] - a[2]) + self.gait.lift * arc,
-        )
+        x, y = a[0] + sig * (b[0] - a[0]), a[1] + sig * (b[1] - a[1])
+        z = a[2] + sig * (b[2] - a[2])
+        if self._uneven and 0.0 < u < 1.0:  # lift over the ground under the foot, not the chord
+            z = max(z, self._rest_z(i, x, y))
+        return (x, y, z + self.gait.lift * arc)
 
     def _update_feet(self, s: float, sensed, corr=(0.0, 0.0)) -> tuple[list, list, list]:
         """Advance every leg's stance/swing state to distance ``s``.
@@ -317,7 +326,7 @@ class GaitController:
             if st and not self.stance[i]:  # touchdown: lock the foot where it is
                 if self.config.plant_lock == "measured":
                     fx, fy, _ = sensed.feet[i]
-                    self.plant[i] = (fx, fy, self.land_at[i][2])
+                    self.plant[i] = (fx, fy, self._rest_z(i, fx, fy))
                 else:
                     a = self.land_at[i]
                     self.plant[i] = (a[0] + corr[0], a[1] + corr[1], a[2])
@@ -331,6 +340,7 @@ class GaitController:
                 ahead.append(self.plant[i])
             else:
                 u = (t - duty) / (1.0 - duty)
+                self._swing_u[i] = u
                 now.append(self._swing_target(i, u, corr))
                 ahead.append(self._swing_target(i, min(u + ds / ((1.0 - duty) * cycle), 1.0), corr))
         return now, ahead, events
@@ -358,6 +368,13 @@ class GaitController:
             rot[7],
             rot[8],
         )
+        k = self.config.attitude_gain
+        if k:
+            # lean the virtual body past the reference, against the measured tilt error:
+            # the legs then right the body harder than their compliance alone would
+            cur = p.getMatrixFromQuaternion(sensed.quaternion, physicsClientId=self.world.client)
+            ex, ey = _tilt_error(rot, cur)
+            r = _rotate_world(r, k * ex, k * ey)
         return (x, y, pos[2]), r
 
     @staticmethod
@@ -418,7 +435,14 @@ class GaitController:
                 v[3 * i : 3 * i + 3] = (0.0, 0.0, 0.0)
         # Target the pose at the end of the period: solved against the measured body, the
         # legs then move the body by exactly one step of the reference's motion.
-        self.robot.command_joint_list(q2, v)
+        # compliant stance legs share the load and slip less; stiff swing legs track the arc
+        # (softening again over the last 40 % of the swing, so a landing foot meets the
+        # ground gently)
+        kp = []
+        for i, st in enumerate(self.stance):
+            k = cfg.kp if st else _swing_gain(self._swing_u[i], cfg.kp, cfg.kp_swing)
+            kp += (k, k, k)
+        self.robot.command_joint_list(q2, v, kp)
         # 4. physics
         if cfg.body == "free":
             self.world.step(self.substeps)
@@ -508,15 +532,45 @@ class GaitController:
 def _tilt_error(ref, cur) -> tuple[float, float]:
     """World x, y components of the rotation vector taking ``cur`` to ``ref`` (row-major)."""
     # E = ref @ cur^T; small-angle vector from its skew part (exact direction, |angle| < pi)
-    e = [
-        sum(ref[3 * i + k] * cur[3 * j + k] for k in range(3)) for i in range(3) for j in range(3)
-    ]
+    e = [sum(ref[3 * i + k] * cur[3 * j + k] for k in range(3)) for i in range(3) for j in range(3)]
     vx, vy, vz = e[7] - e[5], e[2] - e[6], e[3] - e[1]
     s = 0.5 * math.sqrt(vx * vx + vy * vy + vz * vz)
     c = 0.5 * (e[0] + e[4] + e[8] - 1.0)
     ang = math.atan2(s, c)
     k = ang / (2 * s) if s > 1e-12 else 0.5
     return vx * k, vy * k
+
+
+def _swing_gain(u: float, k_stance: float, k_swing: float) -> float:
+    """Position gain over a swing: stiff, then easing to the stance gain from u = 0.6 to 1."""
+    r = min(max((u - 0.6) / 0.4, 0.0), 1.0)
+    r = r * r * (3.0 - 2.0 * r)
+    return k_swing + r * (k_stance - k_swing)
+
+
+def _rotate_world(r, ax: float, ay: float):
+    """Row-major rotation ``r`` turned by the small world rotation vector (ax, ay, 0)."""
+    ang = math.hypot(ax, ay)
+    if ang < 1e-12:
+        return r
+    ux, uy = ax / ang, ay / ang
+    c, s = math.cos(ang), math.sin(ang)
+    t = 1.0 - c
+    # Rodrigues for the axis (ux, uy, 0)
+    m = (
+        c + ux * ux * t,
+        ux * uy * t,
+        uy * s,
+        ux * uy * t,
+        c + uy * uy * t,
+        -ux * s,
+        -uy * s,
+        ux * s,
+        c,
+    )
+    return tuple(
+        sum(m[3 * i + k] * r[3 * k + j] for k in range(3)) for i in range(3) for j in range(3)
+    )
 
 
 def world_substeps(sim_dt: float, control_hz: float) -> int:

@@ -75,11 +75,12 @@ def _inside_convex(c, hull) -> bool:
     return bool(np.all(cross >= 0))
 
 
-def stance_slips(feet, contacts) -> list[np.ndarray]:
+def stance_slips(feet, contacts, *, net: bool = False) -> list[np.ndarray]:
     """Per leg, the world distance each foot moved during each contact episode (m).
 
     A contact episode is a run of consecutive samples in contact; its slip is the sum of the
-    foot's movements between consecutive in-contact samples.
+    foot's movements between consecutive in-contact samples (the slip path), or with
+    ``net=True`` the straight-line displacement from its first to its last sample.
     """
     feet = np.asarray(feet, float)
     contacts = np.asarray(contacts, bool)
@@ -92,7 +93,11 @@ def stance_slips(feet, contacts) -> list[np.ndarray]:
         ends = np.flatnonzero(np.diff(np.r_[c, 0]) == -1)  # inclusive end index
         moved = np.where(both[:, leg], step[:, leg], 0.0)
         csum = np.r_[0.0, np.cumsum(moved)]
-        out.append(np.array([csum[e] - csum[s] for s, e in zip(starts, ends, strict=True)]))
+        if net:
+            pairs = zip(starts, ends, strict=True)
+            out.append(np.array([np.linalg.norm(feet[e, leg] - feet[s, leg]) for s, e in pairs]))
+        else:
+            out.append(np.array([csum[e] - csum[s] for s, e in zip(starts, ends, strict=True)]))
     return out
 
 
@@ -130,8 +135,14 @@ class Recorder:
         return len(next(iter(self.data.values()), []))
 
 
-def summarize(rec: dict[str, np.ndarray], *, mass: float, standing_height: float,
-              commanded_speed: float, dt: float) -> dict:
+def summarize(
+    rec: dict[str, np.ndarray],
+    *,
+    mass: float,
+    standing_height: float,
+    commanded_speed: float,
+    dt: float,
+) -> dict:
     """Summary metrics of a run from recorded arrays (see ``Recorder`` keys in the controller).
 
     Required keys: t (T,), progress (T,) distance along the path, base_pos (T,3),
@@ -155,8 +166,10 @@ def summarize(rec: dict[str, np.ndarray], *, mass: float, standing_height: float
     ok = slice(0, max(fall_idx, 1))  # metrics of the walk up to a fall
     distance = float(rec["progress"][ok][-1] - rec["progress"][0])
     duration = float(t[ok][-1] - t[0]) if T > 1 else 0.0
-    slips = stance_slips(feet[ok], contacts[ok])
-    all_slips = np.concatenate([s for s in slips]) if slips else np.zeros(0)
+    slips = stance_slips(feet[ok], contacts[ok], net=True)
+    all_slips = np.concatenate(slips) if slips else np.zeros(0)
+    paths = stance_slips(feet[ok], contacts[ok])
+    all_paths = np.concatenate(paths) if paths else np.zeros(0)
     margins = np.array(
         [
             support_margin(rec["com"][k, :2], feet[k, :, :2], contacts[k])
@@ -177,6 +190,7 @@ def summarize(rec: dict[str, np.ndarray], *, mass: float, standing_height: float
         "heading_error_deg": float(np.degrees(np.abs(rec["heading_error"][ok]).mean())),
         "slip_mm_per_stance": float(all_slips.mean() * 1000) if all_slips.size else 0.0,
         "slip_mm_per_stance_by_leg": [float(s.mean() * 1000) if s.size else 0.0 for s in slips],
+        "slip_path_mm_per_stance": float(all_paths.mean() * 1000) if all_paths.size else 0.0,
         "slip_mm_per_m": float(all_slips.sum() * 1000 / distance) if distance > 0.01 else None,
         "stances": int(all_slips.size),
         "max_shortfall_m": float(rec["shortfall"][ok].max()),

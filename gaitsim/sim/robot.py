@@ -327,16 +327,19 @@ class Robot:
             leg_contact=bool(touching - self._foot_set - {-1}),
         )
 
-    def command_joint_list(self, q: list[float], v: list[float] | None = None) -> None:
-        """Position-command every joint to ``q`` with target velocities ``v`` (flat lists in
-        chain order; default 0) at the set gains and forces: the control loop's cheap path."""
+    def command_joint_list(
+        self, q: list[float], v: list[float] | None = None, kp: list[float] | None = None
+    ) -> None:
+        """Position-command every joint to ``q`` with target velocities ``v`` and position
+        gains ``kp`` (flat lists in chain order; defaults: 0 and the set gains) at the set
+        force limits: the control loop's cheap path."""
         p.setJointMotorControlArray(
             self.body_id,
             self._joints,
             p.POSITION_CONTROL,
             targetPositions=q,
             targetVelocities=self._zeros if v is None else v,
-            positionGains=self._kp,
+            positionGains=self._kp if kp is None else kp,
             velocityGains=self._kd,
             forces=self._forces,
             physicsClientId=self.client,

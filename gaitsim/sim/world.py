@@ -52,6 +52,9 @@ def heightfield(grid, cell: float, origin, *, client: int) -> tuple[int, list[fl
         heightfieldData=grid.ravel().tolist(),  # a list parses faster than an ndarray
         numHeightfieldRows=n_x,
         numHeightfieldColumns=n_y,
+        # without it, contacts on the triangles' shared edges get tilted normals that kick
+        # a resting sphere foot sideways (Bullet's internal-edge problem)
+        flags=p.GEOM_CONCAVE_INTERNAL_EDGE,
         physicsClientId=client,
     )
     # Bullet centres the field on its bounding box: xy on the grid centre, z on
