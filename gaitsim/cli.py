@@ -1,4 +1,4 @@
-"""The ``gaitsim`` command: catalog, validate, clip, urdf (and the physics commands).
+"""The ``gaitsim`` command: catalog, validate, clip, urdf and walk (physics).
 
 Exit codes: 0 success, 1 a check failed (e.g. a walker failed the walk test), 2 bad input
 (the message says what was wrong and how to fix it).
@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
+import os
 import sys
 from pathlib import Path
 
@@ -194,6 +196,242 @@ def cmd_urdf(args) -> int:
     return 0
 
 
+SIM_HZ = 240.0  # physics rate of `gaitsim walk`; --control-hz must divide it
+WALK_DEFAULT_SLOPE_DEG = 10.0
+WALK_DEFAULT_ROUGHNESS_M = 0.02
+VIDEO_FPS = 30.0
+PROGRESS_EVERY = 10  # control steps between progress-bar updates
+
+
+def _finite(value: float, flag: str, *, positive: bool = False) -> float:
+    if not math.isfinite(value) or (positive and value <= 0):
+        need = "a number > 0" if positive else "a finite number"
+        raise UsageError(f"{flag} must be {need}, got {value!r}")
+    return value
+
+
+def _walk_terrain(args):
+    """The terrain object for the walk flags; terrain-specific flags need their terrain."""
+    from .terrain import Flat, Rough, Slope
+
+    only = {
+        "--slope-deg": (args.slope_deg, "slope"),
+        "--uphill-heading-deg": (args.uphill_heading_deg, "slope"),
+        "--roughness": (args.roughness, "rough"),
+        "--roughness-wavelength": (args.roughness_wavelength, "rough"),
+        "--seed": (args.seed, "rough"),
+    }
+    for flag, (value, terrain) in only.items():
+        if value is not None and args.terrain != terrain:
+            raise UsageError(
+                f"{flag} applies only to --terrain {terrain}, not --terrain {args.terrain}; "
+                f"add --terrain {terrain} or drop {flag}"
+            )
+    if args.terrain == "slope":
+        deg = WALK_DEFAULT_SLOPE_DEG if args.slope_deg is None else args.slope_deg
+        heading = 0.0 if args.uphill_heading_deg is None else args.uphill_heading_deg
+        _finite(heading, "--uphill-heading-deg")
+        if not (math.isfinite(deg) and abs(deg) < 80):
+            raise UsageError(f"--slope-deg must be between -80 and 80 degrees, got {deg!r}")
+        return Slope.from_degrees(deg, heading)
+    if args.terrain == "rough":
+        m = WALK_DEFAULT_ROUGHNESS_M if args.roughness is None else args.roughness
+        if not (math.isfinite(m) and m > 0):
+            raise UsageError(
+                f"--roughness must be > 0 metres (the peak bump height, e.g. 0.02), got {m!r}; "
+                "for level ground use --terrain flat"
+            )
+        kw = {"seed": 0 if args.seed is None else args.seed, "flat_radius": 0.3}
+        if args.roughness_wavelength is not None:
+            w = _finite(args.roughness_wavelength, "--roughness-wavelength", positive=True)
+            if w <= 0.04:
+                raise UsageError(
+                    f"--roughness-wavelength must exceed 0.04 m (two heightfield cells), got {w!r}"
+                )
+            kw["wavelength"] = w
+        return Rough(m, **kw)
+    return Flat()
+
+
+def _json_safe(x):
+    """Plain JSON types: numpy scalars and arrays to Python, inf and nan to None."""
+    if isinstance(x, dict):
+        return {str(k): _json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_safe(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _json_safe(x.tolist())
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def _fmt(value, spec: str = ".3f", unit: str = "") -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "n/a (no foot in contact)" if value < 0 else "n/a"
+    return f"{value:{spec}}{unit}"
+
+
+def _walk_table(s: dict) -> str:
+    rows = [
+        ["walker", s["walker"]],
+        ["terrain", s["terrain"]],
+        ["path", s["path"]],
+        ["body / distance source", f"{s['body']} / {s['distance_source']}"],
+        ["simulated s", _fmt(s["simulated_s"], ".2f")],
+        ["distance m", _fmt(s["distance_m"])],
+        ["speed m/s", _fmt(s["speed_m_s"])],
+        ["commanded speed m/s", _fmt(s["commanded_speed_m_s"])],
+        ["speed ratio", _fmt(s["speed_ratio"], ".2f")],
+        ["heading error deg (mean)", _fmt(s["heading_error_deg"], ".2f")],
+        ["slip mm per stance", _fmt(s["slip_mm_per_stance"], ".2f")],
+        ["stances", s["stances"]],
+        ["max reach shortfall m", _fmt(s["max_shortfall_m"], ".4f")],
+        ["foot tracking error mm", _fmt(s["foot_tracking_error_mm"], ".1f")],
+        ["min support margin m", _fmt(s["min_support_margin_m"])],
+        [
+            "max roll / pitch deg",
+            f"{_fmt(s['max_roll_deg'], '.1f')} / {_fmt(s['max_pitch_deg'], '.1f')}",
+        ],
+        ["cost of transport", _fmt(s["cost_of_transport"], ".2f")],
+    ]
+    if "assist_mean_force_per_weight" in s:
+        rows.append(["assist force / weight", _fmt(s["assist_mean_force_per_weight"], ".3f")])
+    fell = s["fell"]
+    rows.append(["fell", f"YES after {_fmt(s['time_to_fall_s'], '.2f')} s" if fell else "no"])
+    return _table(rows, ["metric", "value"])
+
+
+def cmd_walk(args) -> int:
+    # -- flags first: nothing below imports pybullet until the input is known to be good
+    terrain = _walk_terrain(args)
+    _finite(args.speed_scale, "--speed-scale", positive=True)
+    _finite(args.seconds, "--seconds", positive=True)
+    _finite(args.friction, "--friction", positive=True)
+    _finite(args.control_hz, "--control-hz", positive=True)
+    if args.turn_radius is not None and args.yaw_rate_deg is not None:
+        raise UsageError(
+            "--turn-radius and --yaw-rate-deg both set the turn; give only one of them"
+        )
+    if args.turn_radius is not None and math.isnan(args.turn_radius):
+        raise UsageError("--turn-radius must be a number of metres (0 turns in place)")
+    yaw_rate = None
+    if args.yaw_rate_deg is not None:
+        yaw_rate = math.radians(_finite(args.yaw_rate_deg, "--yaw-rate-deg"))
+    video = Path(args.video) if args.video else None
+    if video is not None:
+        if video.suffix.lower() not in (".mp4", ".gif"):
+            raise UsageError(
+                f"--video must name a .mp4 or .gif file, got {video.name!r}; e.g. --video walk.gif"
+            )
+        folder = next(d for d in [video.absolute().parent, *video.absolute().parents] if d.exists())
+        if not folder.is_dir() or not os.access(folder, os.W_OK):
+            raise UsageError(f"--video {video}: cannot write into {folder}")
+    entry = _walkers(_catalog(args), [args.walker])[0]
+
+    from .sim.controller import ControlConfig, world_substeps
+    from .sim.run import simulate
+    from .sim.video import VideoError, VideoRecorder, check_format, frame_interval
+    from .sim.world import DisplayError
+
+    try:
+        substeps = world_substeps(1.0 / SIM_HZ, args.control_hz)
+    except ValueError as exc:
+        raise UsageError(f"--control-hz {args.control_hz:g}: {exc}") from None
+    if video is not None:
+        try:
+            check_format(video)
+        except VideoError as exc:
+            raise UsageError(f"--video {video.name}: {exc}") from None
+    config = ControlConfig(
+        body=args.body, distance_source=args.distance_source, control_hz=args.control_hz
+    )
+
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=round(args.seconds / (substeps / SIM_HZ)),  # simulate()'s step count
+        desc=f"walk {entry.name}" + (" + video" if video else ""),
+        unit="step",
+        disable=args.quiet,
+        file=sys.stderr,
+        leave=False,
+    )
+    every = frame_interval(args.control_hz, VIDEO_FPS)
+    state = {"steps": 0, "shown": 0, "recorder": None}
+
+    def on_step(ctl) -> None:
+        k = state["steps"]
+        if video is not None:
+            if state["recorder"] is None:
+                fps = args.control_hz / every  # real-time playback
+                state["recorder"] = VideoRecorder(ctl.world, ctl.robot, fps=fps)
+            if k % every == 0:
+                state["recorder"].capture()
+        state["steps"] = k = k + 1
+        if k % PROGRESS_EVERY == 0:
+            bar.update(k - state["shown"])
+            state["shown"] = k
+
+    try:
+        result = simulate(
+            entry,
+            terrain=terrain,
+            speed_scale=args.speed_scale,
+            turn_radius=args.turn_radius,
+            yaw_rate=yaw_rate,
+            seconds=args.seconds,
+            config=config,
+            sim_hz=SIM_HZ,
+            friction=args.friction,
+            gui=args.gui,
+            on_step=on_step,
+        )
+    except DisplayError as exc:
+        raise UsageError(
+            f"--gui needs a display: {exc}. Drop --gui (--video FILE.gif records the run "
+            "headless) or run under a virtual display: xvfb-run -a gaitsim walk ..."
+        ) from None
+    finally:
+        bar.close()
+    summary = result.summary
+
+    recorder = state["recorder"]
+    if video is not None and recorder is not None:
+        with tqdm(
+            total=len(recorder),
+            desc=f"encode {video.name}",
+            unit="frame",
+            disable=args.quiet,
+            file=sys.stderr,
+            leave=False,
+        ) as enc:
+            try:
+                recorder.save(video, on_frame=enc.update)
+            except (OSError, RuntimeError) as exc:
+                raise UsageError(f"--video {video}: could not write the video: {exc}") from None
+        if not args.quiet:
+            print(
+                f"wrote {len(recorder)} frames ({recorder.fps:g} fps) to {video}", file=sys.stderr
+            )
+
+    if args.json:
+        print(json.dumps(_json_safe(summary), indent=2, allow_nan=False))
+    else:
+        print(_walk_table(summary))
+        if summary["fell"]:
+            print(
+                f"\n{entry.name} fell after {_fmt(summary['time_to_fall_s'], '.2f')} s "
+                "(the body touched the ground, tilted past 60 deg or sank below 40 % of its "
+                "standing height); exit code 1"
+            )
+    return 1 if summary["fell"] else 0
+
+
 # ---------------------------------------------------------------------------- parser
 
 
@@ -239,6 +477,99 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("urdf", "write one URDF per walker", cmd_urdf)
     p.add_argument("--out", default="urdf", metavar="DIR", help="output folder (default urdf)")
+
+    p = add(
+        "walk",
+        "walk one walker in PyBullet and print its run summary (exit 1 if it fell)",
+        cmd_walk,
+    )
+    p.add_argument("walker", help="walker name in the catalog (see `gaitsim catalog`)")
+    p.add_argument(
+        "--terrain",
+        choices=["flat", "slope", "rough"],
+        default="flat",
+        help="ground (default flat)",
+    )
+    p.add_argument(
+        "--slope-deg",
+        type=float,
+        metavar="D",
+        help=f"slope angle, degrees (--terrain slope; default {WALK_DEFAULT_SLOPE_DEG:g})",
+    )
+    p.add_argument(
+        "--uphill-heading-deg",
+        type=float,
+        metavar="H",
+        help="direction the slope rises toward, degrees from +x (default 0: straight uphill)",
+    )
+    p.add_argument(
+        "--roughness",
+        type=float,
+        metavar="M",
+        help=f"peak bump height, metres (--terrain rough; default {WALK_DEFAULT_ROUGHNESS_M:g})",
+    )
+    p.add_argument(
+        "--roughness-wavelength",
+        type=float,
+        metavar="W",
+        help="typical bump spacing, metres (--terrain rough; default 0.5)",
+    )
+    p.add_argument(
+        "--seed", type=int, metavar="N", help="rough terrain seed (--terrain rough; default 0)"
+    )
+    p.add_argument(
+        "--speed-scale", type=float, default=1.0, metavar="S", help="stride scale (default 1)"
+    )
+    p.add_argument(
+        "--turn-radius",
+        type=float,
+        metavar="R",
+        help="walk an arc of R metres (positive turns left; 0 turns in place)",
+    )
+    p.add_argument(
+        "--yaw-rate-deg",
+        type=float,
+        metavar="W",
+        help="turn at W degrees per second (instead of --turn-radius)",
+    )
+    p.add_argument(
+        "--seconds", type=float, default=20.0, metavar="T", help="simulated seconds (default 20)"
+    )
+    p.add_argument(
+        "--body",
+        choices=["free", "assist", "kinematic"],
+        default="free",
+        help="free: plain physics (default); assist: a reported virtual "
+        "spring-damper holds height, roll and pitch; kinematic: the body follows "
+        "its reference path, only the legs are simulated",
+    )
+    p.add_argument(
+        "--distance-source",
+        choices=["command", "odometry"],
+        default="command",
+        help="what drives the gait: the commanded speed (default) or the body's measured progress",
+    )
+    p.add_argument(
+        "--control-hz",
+        type=float,
+        default=60.0,
+        metavar="HZ",
+        help=f"control rate; must divide the {SIM_HZ:g} Hz physics rate (default 60)",
+    )
+    p.add_argument(
+        "--friction",
+        type=float,
+        default=1.0,
+        metavar="MU",
+        help="foot-ground friction coefficient (default 1)",
+    )
+    p.add_argument("--gui", action="store_true", help="show the PyBullet window (needs a display)")
+    p.add_argument(
+        "--video",
+        metavar="FILE",
+        help='record a headless .gif, or .mp4 (needs pip install "gaitsim[video]")',
+    )
+    p.add_argument("--json", action="store_true", help="print every summary metric as JSON")
     return parser
 
 

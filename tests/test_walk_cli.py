@@ -1,0 +1,274 @@
+"""`gaitsim walk`: JSON and table output, exit codes, input checks, headless video."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from gaitsim.cli import _json_safe, main
+
+REQUIRED = {
+    "walker",
+    "distance_m",
+    "speed_m_s",
+    "speed_ratio",
+    "slip_mm_per_stance",
+    "max_shortfall_m",
+    "min_support_margin_m",
+    "fell",
+    "time_to_fall_s",
+}
+
+
+def headless_env():
+    env = dict(os.environ)
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    return env
+
+
+def run(*argv, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "gaitsim.cli", "walk", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env=headless_env(),
+    )
+
+
+def strict_json(text: str):
+    """json.loads that rejects NaN and Infinity (not JSON, though Python writes them)."""
+
+    def bad(token):
+        raise ValueError(f"not valid JSON: {token}")
+
+    return json.loads(text, parse_constant=bad)
+
+
+def test_json_output_is_pure_valid_json_with_every_key():
+    r = run("horn_beetle", "--seconds", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.lstrip().startswith("{")
+    assert "pybullet build time" not in r.stdout  # the C banner goes to stderr
+    out = strict_json(r.stdout)
+    assert REQUIRED <= set(out), REQUIRED - set(out)
+    assert out["walker"] == "horn_beetle"
+    assert out["distance_m"] > 0
+    assert out["fell"] is False and out["time_to_fall_s"] is None
+    assert "Traceback" not in r.stderr
+
+
+def test_table_output_and_turns():
+    r = run("fox", "--seconds", "1", "--yaw-rate-deg", "20", "-q")
+    assert r.returncode in (0, 1), r.stderr
+    assert "distance m" in r.stdout and "slip mm per stance" in r.stdout
+    assert "Arc" in r.stdout
+    assert r.stderr.count("\n") <= 1  # -q: at most pybullet's own build-time line
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["fox", "--slope-deg", "5"], "--slope-deg applies only to --terrain slope"),
+        (["fox", "--uphill-heading-deg", "90"], "applies only to --terrain slope"),
+        (["fox", "--roughness", "0.02"], "--roughness applies only to --terrain rough"),
+        (["fox", "--terrain", "rough", "--roughness", "0"], "--roughness must be > 0"),
+        (["fox", "--terrain", "slope", "--slope-deg", "85"], "--slope-deg must be between"),
+        (["fox", "--speed-scale", "0"], "--speed-scale must be a number > 0"),
+        (["fox", "--speed-scale", "nan"], "--speed-scale must be a number > 0"),
+        (["fox", "--seconds", "-1"], "--seconds must be a number > 0"),
+        (["fox", "--friction", "0"], "--friction must be a number > 0"),
+        (["fox", "--turn-radius", "1", "--yaw-rate-deg", "10"], "give only one of them"),
+        (["fox", "--control-hz", "70"], "--control-hz 70"),
+        (["nosuch"], "unknown walker(s) nosuch; choose from fox, hound"),
+        (["fox", "--video", "walk.avi"], "--video must name a .mp4 or .gif file"),
+        (["fox", "--video", "walk"], "--video must name a .mp4 or .gif file"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(argv, message, tmp_path):
+    r = run(*argv, cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert message in r.stderr
+    assert "Traceback" not in r.stderr
+    assert r.stdout == ""
+    assert list(tmp_path.iterdir()) == []  # e.g. no video file, no temp file
+
+
+def test_bad_input_is_rejected_before_pybullet_is_imported():
+    code = (
+        "import sys; from gaitsim.cli import main;"
+        "rc = main(['walk', 'fox', '--slope-deg', '3', '-q']);"
+        "print(rc, 'pybullet' in sys.modules)"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.split() == ["2", "False"]
+
+
+def test_gui_without_a_display_exits_2_with_the_display_message():
+    r = run("fox", "--seconds", "1", "--gui", "-q")
+    assert r.returncode == 2, r.stderr
+    assert "--gui needs a display" in r.stderr and "DISPLAY" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_help():
+    r = subprocess.run(
+        [sys.executable, "-m", "gaitsim.cli", "walk", "--help"], capture_output=True, text=True
+    )
+    assert r.returncode == 0
+    for flag in ("--terrain", "--turn-radius", "--yaw-rate-deg", "--body", "--video", "--json"):
+        assert flag in r.stdout
+
+
+def test_gif_video_is_written_headless_and_atomically(tmp_path):
+    r = run("fox", "--seconds", "1", "--video", "out/walk.gif", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "wrote 30 frames" in r.stderr
+    path = tmp_path / "out" / "walk.gif"
+    with Image.open(path) as im:
+        assert im.format == "GIF"
+        assert im.size == (480, 360)
+        assert im.n_frames >= 5
+        im.seek(im.n_frames - 1)
+        pixels = np.asarray(im.convert("RGB")).reshape(-1, 3)
+        assert len(np.unique(pixels, axis=0)) > 3  # a picture, not a blank frame
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["walk.gif"]  # no temp file
+
+
+def test_mp4_video(tmp_path):
+    pytest.importorskip("imageio_ffmpeg")
+    iio = pytest.importorskip("imageio.v2")
+    r = run("horn_beetle", "--seconds", "1", "--video", "walk.mp4", "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    reader = iio.get_reader(tmp_path / "walk.mp4")
+    fps = reader.get_meta_data()["fps"]
+    frames = list(reader.iter_data())  # len(reader) is inf for ffmpeg
+    reader.close()
+    assert len(frames) == 30 and frames[0].shape == (360, 480, 3)
+    assert fps == pytest.approx(30)
+    assert [p.name for p in tmp_path.iterdir()] == ["walk.mp4"]
+
+
+# ---------------------------------------------------------------------------- in-process
+
+
+def test_mp4_without_the_extra_says_how_to_install_it(monkeypatch):
+    from gaitsim.sim.video import VideoError, check_format
+
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)  # import raises ImportError
+    with pytest.raises(VideoError, match=r'pip install "gaitsim\[video\]".*\.gif'):
+        check_format("walk.mp4")
+    assert check_format("walk.GIF") == ".gif"
+
+
+def test_a_failed_save_leaves_no_file(tmp_path, monkeypatch):
+    from gaitsim.sim.robot import Robot
+    from gaitsim.sim.video import VideoRecorder
+    from gaitsim.sim.world import World
+
+    with World() as world:
+        rec = VideoRecorder(world, Robot(world, "fox"), fps=30, size=(64, 48))
+        rec.capture()
+        rec.capture()
+    assert rec.frame(0).shape == (48, 64, 3)
+
+    def boom(*a):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(rec, "_save_gif", boom)
+    with pytest.raises(OSError, match="disk full"):
+        rec.save(tmp_path / "walk.gif")
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    rec.save(tmp_path / "walk.gif")
+    assert [p.name for p in tmp_path.iterdir()] == ["walk.gif"]
+
+
+def test_rough_ground_stand_in_changes_no_physics():
+    from gaitsim.sim.robot import Robot
+    from gaitsim.sim.video import VideoRecorder
+    from gaitsim.sim.world import World
+    from gaitsim.terrain import Rough
+
+    terrain = Rough(0.04, wavelength=0.3, seed=3, size=4.0, flat_radius=0.3)
+    xy = np.random.default_rng(0).uniform(-1.5, 1.5, (50, 2))
+    with World(terrain) as world:
+        robot = Robot(world, "fox")
+        before = world.ray_heights(xy)
+        rec = VideoRecorder(world, robot, size=(64, 48))
+        rec.capture()
+        after = world.ray_heights(xy)
+    np.testing.assert_array_equal(before, after)
+    np.testing.assert_allclose(after, terrain.height(xy[:, 0], xy[:, 1]), atol=1e-3)
+
+
+def test_json_safe():
+    data = {
+        "a": np.float64(1.5),
+        "b": float("-inf"),
+        "c": [np.float32(np.nan), np.int64(3)],
+        "d": np.array([1.0, np.inf]),
+        "e": np.bool_(True),
+        "f": None,
+    }
+    out = _json_safe(data)
+    assert out == {"a": 1.5, "b": None, "c": [None, 3], "d": [1.0, None], "e": True, "f": None}
+    assert type(out["c"][1]) is int and type(out["e"]) is bool
+    json.dumps(out, allow_nan=False)
+
+
+def test_a_fall_exits_1_and_the_table_says_so(monkeypatch, capsys):
+    import gaitsim.sim.run as run_mod
+
+    summary = {
+        k: 0.0
+        for k in (
+            "simulated_s",
+            "distance_m",
+            "speed_m_s",
+            "commanded_speed_m_s",
+            "speed_ratio",
+            "heading_error_deg",
+            "slip_mm_per_stance",
+            "max_shortfall_m",
+            "foot_tracking_error_mm",
+            "max_roll_deg",
+            "max_pitch_deg",
+        )
+    }
+    summary.update(
+        walker="raptor",
+        terrain="flat",
+        path="Straight",
+        body="free",
+        distance_source="command",
+        stances=3,
+        min_support_margin_m=-math.inf,
+        cost_of_transport=None,
+        fell=True,
+        time_to_fall_s=0.5,
+    )
+    seen = {}
+
+    def fake_simulate(walker, **kw):
+        seen.update(kw)
+        return run_mod.RunResult(dict(summary), {}, 1 / 60)
+
+    monkeypatch.setattr(run_mod, "simulate", fake_simulate)
+    argv = ["walk", "raptor", "-q", "--terrain", "slope", "--slope-deg", "5"]
+    assert main([*argv, "--yaw-rate-deg", "90", "--body", "assist"]) == 1
+    out = capsys.readouterr().out
+    assert "YES after 0.50 s" in out and "raptor fell after 0.50 s" in out
+    assert seen["yaw_rate"] == pytest.approx(math.pi / 2)
+    assert seen["terrain"].describe() == "slope +5.0 deg"
+    assert seen["config"].body == "assist"
+    assert main(["walk", "raptor", "-q", "--json"]) == 1
+    out = strict_json(capsys.readouterr().out)
+    assert out["fell"] is True and out["min_support_margin_m"] is None
