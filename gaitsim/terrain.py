@@ -90,8 +90,8 @@ class Rough:
     ``wavelength``: the typical bump spacing in metres (Gaussian-smoothed white noise);
     ``size``: the square side in metres, centred on ``centre``; ``cell``: grid spacing.
     Outside the square the height of the nearest edge point is used. The field is flattened
-    to 0 within ``flat_radius`` of the centre (blending over one wavelength) so a walker
-    can start on level ground; set it to 0 to disable.
+    to 0 within ``flat_radius`` of ``flat_centre`` (default: the centre), blending over one
+    wavelength, so a walker can start on level ground; set it to 0 to disable.
     """
 
     amplitude: float
@@ -101,6 +101,7 @@ class Rough:
     cell: float = 0.02
     centre: tuple[float, float] = (0.0, 0.0)
     flat_radius: float = 0.0
+    flat_centre: tuple[float, float] | None = None
     grid: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -134,8 +135,9 @@ class Rough:
         field_ = gaussian_filter(noise, sigma=sigma, mode="wrap")
         if self.flat_radius > 0:
             ox, oy = self.origin
-            xs = ox + np.arange(self.n) * self.cell - self.centre[0]
-            ys = oy + np.arange(self.n) * self.cell - self.centre[1]
+            fc = self.centre if self.flat_centre is None else self.flat_centre
+            xs = ox + np.arange(self.n) * self.cell - fc[0]
+            ys = oy + np.arange(self.n) * self.cell - fc[1]
             r = np.hypot(xs[None, :], ys[:, None])
             w = np.clip((r - self.flat_radius) / self.wavelength, 0.0, 1.0)
             field_ = field_ * (w * w * (3 - 2 * w))

@@ -46,10 +46,10 @@ KINEMATIC_MAX_FORCE_G = 50.0  # the kinematic base constraint can exert 50 body 
 
 @dataclass(frozen=True)
 class AssistGains:
-    """The assist's spring-dampers: natural frequencies (Hz) and damping ratio."""
+    """The assist's spring-dampers: height frequency (Hz), attitude stiffness, damping ratio."""
 
     height_hz: float = 3.0
-    attitude_hz: float = 3.0
+    attitude_hold: float = 10.0  # roll/pitch stiffness as a multiple of m g h
     damping_ratio: float = 1.0
 
 
@@ -57,8 +57,11 @@ class AssistGains:
 class ControlConfig:
     """How the controller runs; every field has a sane default.
 
-    odometry_tau: time constant (s) of the odometry's pull toward the commanded distance;
-    odometry_lead: the commanded distance is kept within this many cycles of ``s``.
+    Distance sources: ``command`` advances the gait at the commanded speed; ``odometry``
+    advances it by the body's measured progress along the path (at least ``odometry_floor``
+    of the commanded speed, so it starts from rest and never stalls), while the reference
+    body the legs push toward runs at the commanded speed, at most ``odometry_lead`` cycles
+    ahead of the gait.
     """
 
     control_hz: float = 60.0
@@ -70,10 +73,14 @@ class ControlConfig:
     force_scale: float = 1.0
     plant_lock: str = "measured"  # touchdown locks the foot where it is ("planned": where planned)
     placement_gain: float = 1.0  # Raibert foot-placement feedback on the body velocity error
+    preload: float = 0.25  # stance feet aim this share of a foot radius into the ground
     attitude_gain: float = 0.0  # extra righting: lean the legs' target against the tilt
     track_gain: float = 1.0  # share of the x, y, yaw error to the reference closed per step
-    odometry_tau: float = 0.5
-    odometry_lead: float = 0.25
+    odometry_floor: float = 0.25  # odometry: the gait advances at least this share of speed
+    odometry_lead: float = 0.25  # odometry: the reference leads the gait by at most this
+    # many cycles
+    body_speed_ratio: float = 1.0  # kinematic body: base speed / commanded gait speed (the
+    # second seed's speed mismatch, e.g. 0.82)
     assist: AssistGains = field(default_factory=AssistGains)
 
     def __post_init__(self):
@@ -202,6 +209,7 @@ class GaitController:
         self._home_z = [leg.home[2] for leg in self.gait.legs]
         self.record = Recorder(self.n_legs) if record else None
         self._uneven = isinstance(walker.terrain, Rough)
+        self._preload = self.config.preload * self.geo.foot_radius
         robot.set_gains(cfg.kp, cfg.kd, cfg.force_scale)
         self._constraint = None
         self.assist_work = 0.0  # J, done by the assist's virtual spring-damper
@@ -220,12 +228,12 @@ class GaitController:
         self.robot.command_joint_list(pose.joints.ravel().tolist())
         self._q_prev = None
         self.s = 0.0
-        self.s_cmd = 0.0
+        self.s_ref = 0.0
         self.progress = 0.0
         self.t = 0.0
         self.stance = [bool(x) for x in pose.stance]
         self._swing_u = [0.0] * self.n_legs
-        self.plant = [tuple(map(float, f)) for f in pose.feet]
+        self.plant = [(float(f[0]), float(f[1]), float(f[2]) - self._preload) for f in pose.feet]
         self.lift_from = list(self.plant)
         self.land_at = list(self.plant)
         for i in range(self.n_legs):
@@ -235,6 +243,7 @@ class GaitController:
                 self.land_at[i] = self._plant_point(i, self._d_mid_after(0.0, t))
         self._last = self.robot.sense()
         self._last_yaw = yaw_of(self._last.quaternion)
+        self._inertia = self.robot.tilt_inertia()
         if self.config.body == "kinematic":
             self._constraint = p.createConstraint(
                 self.robot.body_id,
@@ -266,27 +275,25 @@ class GaitController:
         return d_td + self.walker.stride / 2
 
     def _rest_z(self, i: int, x: float, y: float) -> float:
-        """Height of leg ``i``'s foot centre resting on the ground at (x, y)."""
-        return float(self.walker.ground_point(np.array([x, y]))) + self._home_z[i]
+        """Target height of leg ``i``'s foot centre on the ground at (x, y): resting, less
+        the preload that keeps a compliant stance leg pressed onto the ground."""
+        g = float(self.walker.ground_point(np.array([x, y])))
+        return g + self._home_z[i] - self._preload
 
     def _plant_point(self, i: int, d_mid: float) -> tuple[float, float, float]:
         """The Walker's planned world plant point of leg ``i`` for a stance centred at d_mid."""
         d = np.full(self.n_legs, d_mid)
         xy = self.walker._plant_xy(d)[i]
-        z = float(self.walker.ground_point(xy)) + self._home_z[i]
-        return (float(xy[0]), float(xy[1]), z)
+        return (float(xy[0]), float(xy[1]), self._rest_z(i, xy[0], xy[1]))
 
     # ------------------------------------------------------------------ one control step
     def advance_odometry(self, sensed) -> float:
         """Measured progress along the path since the last step (m of gait distance).
 
         On translating paths: the base displacement along the path tangent; turning in
-        place: the yaw change times the path's radius. The distance then follows that
-        progress plus a pull toward the commanded distance (time constant odometry_tau,
-        the commanded distance held within odometry_lead cycles of it), which starts the
-        walk from rest and keeps it moving when progress stalls.
+        place: the yaw change times the path's radius.
         """
-        _, _, heading, moves = self.table.lookup(self.s)
+        _, _, heading, moves = self.table.lookup(self.s_ref)
         if moves:
             dx = sensed.position[0] - self._last.position[0]
             dy = sensed.position[1] - self._last.position[1]
@@ -403,17 +410,24 @@ class GaitController:
         """One control step: targets, IK, commands, physics substeps, record."""
         cfg, w = self.config, self.walker
         sensed = self._last
-        # 1. distance
+        # 1. distances: the gait's (which foot is where in its cycle) and the reference
+        # body's (what the legs solve against)
+        v_ref = self.speed * (cfg.body_speed_ratio if cfg.body == "kinematic" else 1.0)
         if cfg.distance_source == "command":
             self.s += self.speed * self.dt
-        else:
+        else:  # the gait follows the body's measured progress, never slower than the floor
+            self.s += max(self._odo_step, cfg.odometry_floor * self.speed * self.dt)
+        if cfg.body == "kinematic":
+            self.s_ref += v_ref * self.dt
+        elif cfg.distance_source == "command":
+            self.s_ref = self.s
+        else:  # the commanded distance, held within odometry_lead cycles of the gait's
             lead = cfg.odometry_lead * w.cycle
-            self.s_cmd = min(max(self.s_cmd + self.speed * self.dt, self.s - lead), self.s + lead)
-            self.s += self._odo_step + (self.s_cmd - self.s) * min(self.dt / cfg.odometry_tau, 1)
-        s = self.s
-        ds = self.speed * self.dt
-        pos, rot, heading, _ = self.table.lookup(s)
-        pos2, rot2, _, _ = self.table.lookup(s + ds)
+            self.s_ref = min(self.s_ref + self.speed * self.dt, self.s + lead)
+        s, s_ref = self.s, self.s_ref
+        ds = v_ref * self.dt
+        pos, rot, heading, _ = self.table.lookup(s_ref)
+        pos2, rot2, _, _ = self.table.lookup(s_ref + ds)
         # 2. world foot targets now and one step ahead; swing feet land where the body's
         # velocity error says (Raibert's rule: half a stance of the error, times a gain)
         k = cfg.placement_gain * 0.5 * self.gait.duty * w.cycle / self.speed
@@ -448,7 +462,7 @@ class GaitController:
             self.world.step(self.substeps)
         else:
             for k in range(1, self.substeps + 1):
-                self._body_mode_substep(s - self.speed * self.dt * (1 - k / self.substeps))
+                self._body_mode_substep(s_ref - ds * (1 - k / self.substeps))
                 self.world.step(1)
         self.t += self.dt
         new = self.robot.sense()
@@ -463,8 +477,9 @@ class GaitController:
                 t=self.t,
                 s=s,
                 progress=self.progress,
+                s_ref=s_ref,
                 ref_pos=pos,
-                ref_heading=self.table.lookup(s)[2],
+                ref_heading=heading,
                 base_pos=new.position,
                 base_quat=new.quaternion,
                 base_vel=new.linear_velocity,
@@ -498,17 +513,21 @@ class GaitController:
         # assist: spring-damper on height, roll and pitch toward the reference body
         a = self.config.assist
         m = self.robot.mass
-        bx, by, bz = self.geo.body
-        inertia = m * (bx * bx + by * by + bz * bz) / 12.0
-        wh, wa = 2 * math.pi * a.height_hz, 2 * math.pi * a.attitude_hz
+        wh = 2 * math.pi * a.height_hz
+        # roll/pitch: a spring stiff enough to hold the body upright over its feet
+        # (``attitude_hold`` times the toppling stiffness m g h), damped against the whole
+        # robot's own rotational inertia so the explicit torque stays stable
+        h = self.geo.hip_height + self.geo.foot_radius
+        k_att = a.attitude_hold * m * 9.81 * h
+        d_att = 2 * a.damping_ratio * math.sqrt(k_att * self._inertia)
         x, quat = p.getBasePositionAndOrientation(body, physicsClientId=cid)
         v, om = p.getBaseVelocity(body, physicsClientId=cid)
         fz = m * (wh * wh * (pos[2] - x[2]) - 2 * a.damping_ratio * wh * v[2])
         # rotation error R_ref R^T as a rotation vector; keep its world x, y (roll, pitch)
         r = p.getMatrixFromQuaternion(quat, physicsClientId=cid)
         ex, ey = _tilt_error(rot, r)
-        tx = inertia * (wa * wa * ex - 2 * a.damping_ratio * wa * om[0])
-        ty = inertia * (wa * wa * ey - 2 * a.damping_ratio * wa * om[1])
+        tx = k_att * ex - d_att * om[0]
+        ty = k_att * ey - d_att * om[1]
         p.applyExternalForce(body, -1, [0.0, 0.0, fz], x, p.WORLD_FRAME, physicsClientId=cid)
         p.applyExternalTorque(body, -1, [tx, ty, 0.0], p.WORLD_FRAME, physicsClientId=cid)
         dt = self.world.dt

@@ -113,8 +113,15 @@ class Robot:
             # Bullet multiplies the two bodies' frictions: feet of 1.0 make the world's
             # ``friction`` the foot-ground coefficient. The friction anchor stops the slow
             # creep of velocity-level friction, so a loaded planted foot stays put.
+            # A spinning-friction torque of one foot radius per newton stands in for a
+            # real foot's contact patch: a single point foot could not resist yaw at all.
             p.changeDynamics(
-                self.body_id, f, lateralFriction=1.0, frictionAnchor=1, physicsClientId=self.client
+                self.body_id,
+                f,
+                lateralFriction=1.0,
+                spinningFriction=self.geometry.foot_radius,
+                frictionAnchor=1,
+                physicsClientId=self.client,
             )
         self.home_joints, _ = leg_ik(self.geometry.chain, self.geometry.homes)
         self.release_joints()
@@ -326,6 +333,22 @@ class Robot:
             body_contact=-1 in touching,
             leg_contact=bool(touching - self._foot_set - {-1}),
         )
+
+    def tilt_inertia(self) -> float:
+        """The whole robot's smaller moment of inertia (roll or pitch) about its centre of
+        mass, from the link masses as points (kg m^2); sizes the body assist's damping."""
+        cid, body = self.client, self.body_id
+        base, _ = p.getBasePositionAndOrientation(body, physicsClientId=cid)
+        links = p.getLinkStates(
+            body, self._all_links, computeForwardKinematics=1, physicsClientId=cid
+        )
+        x = np.array([base, *(s[0] for s in links)])
+        d = x - self._link_mass @ x / self.mass
+        roll = self._link_mass @ (d[:, 1] ** 2 + d[:, 2] ** 2)
+        pitch = self._link_mass @ (d[:, 0] ** 2 + d[:, 2] ** 2)
+        bx, by, bz = self.geometry.body
+        box = self._link_mass[0] * min(by * by + bz * bz, bx * bx + bz * bz) / 12.0
+        return float(min(roll, pitch) + box)
 
     def command_joint_list(
         self, q: list[float], v: list[float] | None = None, kp: list[float] | None = None

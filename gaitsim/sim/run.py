@@ -7,14 +7,16 @@ turning on an arc of radius speed / yaw_rate).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..geometry import geometry as _geometry
 from ..path import Arc, Straight, TurnInPlace
-from ..terrain import Flat
+from ..terrain import Flat, Rough
 from ..validate import turn_radius as natural_turn_radius
 from ..walker import Walker, resolve_entry
 from .controller import ControlConfig, GaitController
@@ -40,6 +42,28 @@ def make_path(entry, speed: float, turn_radius: float | None = None, yaw_rate: f
     if turn_radius == 0:
         return TurnInPlace(natural_turn_radius(entry))
     return Arc(turn_radius)
+
+
+RUN_MARGIN = 2.0  # metres of ground laid beyond the path's reach
+
+
+def cover_path(terrain, path, distance: float, reach: float):
+    """Rough ground re-laid (same amplitude, wavelength, seed) to cover ``path`` up to
+    ``distance`` with ``reach`` + RUN_MARGIN to spare; its flat start patch stays at the
+    start. Any other terrain, or rough ground that already covers the path, is returned."""
+    if not isinstance(terrain, Rough):
+        return terrain
+    s = np.linspace(0.0, distance, 200)
+    xy, _ = path.pose(s)
+    lo, hi = xy.min(axis=0) - reach - RUN_MARGIN, xy.max(axis=0) + reach + RUN_MARGIN
+    ox, oy = terrain.origin
+    half = (terrain.n - 1) * terrain.cell
+    if lo[0] >= ox and lo[1] >= oy and hi[0] <= ox + half and hi[1] <= oy + half:
+        return terrain
+    size = float(np.max(hi - lo))
+    centre = tuple(float(c) for c in (lo + hi) / 2)
+    flat = terrain.flat_centre if terrain.flat_centre is not None else terrain.centre
+    return dataclasses.replace(terrain, size=size, centre=centre, flat_centre=tuple(flat))
 
 
 @dataclass
@@ -80,6 +104,8 @@ def simulate(
     config = config if config is not None else ControlConfig()
     speed = entry.gait.clip_speed * speed_scale
     path = make_path(entry, speed, turn_radius, yaw_rate)
+    reach = float(np.max(np.abs(resolve_geometry(entry).homes[:, :2]))) + 0.5
+    terrain = cover_path(terrain, path, speed * seconds * 1.5 + 1.0, reach)
     kin = Walker(entry, terrain, path, speed_scale, **(walker_options or {}))
     world = World(
         terrain,
@@ -121,6 +147,11 @@ def simulate(
             seconds=seconds,
             simulated_s=float(rec["t"][-1]),
             leg_scuff_share=float(np.mean(rec["leg_contact"])),
+            gait_distance_m=float(rec["s"][-1]),
+            # the second seed's speed mismatch: gait distance per metre of measured progress
+            gait_per_progress=float(rec["s"][-1] / summary["distance_m"])
+            if summary["distance_m"] > 0.01
+            else None,
         )
         if config.body == "assist":
             summary["assist_work_j"] = ctl.assist_work
@@ -132,6 +163,10 @@ def simulate(
         return RunResult(summary, rec, ctl.dt)
     finally:
         world.close()
+
+
+def resolve_geometry(entry):
+    return _geometry(entry.gait)
 
 
 def _fallen(ctl: GaitController, walker: Walker) -> bool:
