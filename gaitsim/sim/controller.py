@@ -226,7 +226,10 @@ class GaitController:
         self.robot.reset_base(pos, quat_from_rot(rot))
         self.robot.set_joint_positions(pose.joints)
         self.robot.command_joint_list(pose.joints.ravel().tolist())
-        self._q_prev = None
+        self._steer = (1.0, 0.0, 0.0, 0.0)
+        self.speed_scale = 1.0  # gait-rate multiplier (modulation), on top of the Walker's
+        self.lift_scale = 1.0  # swing-lift multiplier (modulation)
+        self.yaw_rate = 0.0  # rad/s of steering on top of the path (modulation)
         self.s = 0.0
         self.s_ref = 0.0
         self.progress = 0.0
@@ -258,6 +261,46 @@ class GaitController:
                 physicsClientId=self.world.client,
             )
 
+    # ------------------------------------------------------------------ modulation
+    def _ref(self, s: float):
+        """The reference body at distance ``s``, turned by the accumulated steering."""
+        pos, rot, heading, moves = self.table.lookup(s)
+        c, sn, tx, ty = self._steer
+        if sn == 0.0 and c == 1.0 and tx == 0.0 and ty == 0.0:
+            return pos, rot, heading, moves
+        pos = (c * pos[0] - sn * pos[1] + tx, sn * pos[0] + c * pos[1] + ty, pos[2])
+        rot = (
+            c * rot[0] - sn * rot[3],
+            c * rot[1] - sn * rot[4],
+            c * rot[2] - sn * rot[5],
+            sn * rot[0] + c * rot[3],
+            sn * rot[1] + c * rot[4],
+            sn * rot[2] + c * rot[5],
+            rot[6],
+            rot[7],
+            rot[8],
+        )
+        return pos, rot, heading + math.atan2(sn, c), moves
+
+    def _steer_xy(self, x: float, y: float) -> tuple[float, float]:
+        c, sn, tx, ty = self._steer
+        return c * x - sn * y + tx, sn * x + c * y + ty
+
+    def _apply_steering(self, yaw_rate: float) -> None:
+        """Turn the whole plan (reference body and future footholds) by yaw_rate * dt about
+        the reference body's current position: steering on top of the planned path."""
+        if yaw_rate == 0.0:
+            return
+        px, py, _ = self._ref(self.s_ref)[0]
+        d = yaw_rate * self.dt
+        cd, sd = math.cos(d), math.sin(d)
+        c, sn, tx, ty = self._steer
+        # new = Rot(d about pivot) o old
+        c2, s2 = cd * c - sd * sn, sd * c + cd * sn
+        tx2 = cd * (tx - px) - sd * (ty - py) + px
+        ty2 = sd * (tx - px) + cd * (ty - py) + py
+        self._steer = (c2, s2, tx2, ty2)
+
     def _cycle_pos(self, s: float, i: int) -> float:
         x = s / self.walker.cycle + self._phase[i]
         return x - math.floor(x)
@@ -283,8 +326,8 @@ class GaitController:
     def _plant_point(self, i: int, d_mid: float) -> tuple[float, float, float]:
         """The Walker's planned world plant point of leg ``i`` for a stance centred at d_mid."""
         d = np.full(self.n_legs, d_mid)
-        xy = self.walker._plant_xy(d)[i]
-        return (float(xy[0]), float(xy[1]), self._rest_z(i, xy[0], xy[1]))
+        x, y = self._steer_xy(*(float(v) for v in self.walker._plant_xy(d)[i]))
+        return (x, y, self._rest_z(i, x, y))
 
     # ------------------------------------------------------------------ one control step
     def advance_odometry(self, sensed) -> float:
@@ -293,7 +336,7 @@ class GaitController:
         On translating paths: the base displacement along the path tangent; turning in
         place: the yaw change times the path's radius.
         """
-        _, _, heading, moves = self.table.lookup(self.s_ref)
+        _, _, heading, moves = self._ref(self.s_ref)
         if moves:
             dx = sensed.position[0] - self._last.position[0]
             dy = sensed.position[1] - self._last.position[1]
@@ -314,7 +357,7 @@ class GaitController:
         z = a[2] + sig * (b[2] - a[2])
         if self._uneven and 0.0 < u < 1.0:  # lift over the ground under the foot, not the chord
             z = max(z, self._rest_z(i, x, y))
-        return (x, y, z + self.gait.lift * arc)
+        return (x, y, z + self.gait.lift * self.lift_scale * arc)
 
     def _update_feet(self, s: float, sensed, corr=(0.0, 0.0)) -> tuple[list, list, list]:
         """Advance every leg's stance/swing state to distance ``s``.
@@ -324,7 +367,7 @@ class GaitController:
         """
         g, w = self.gait, self.walker
         cycle, duty = w.cycle, g.duty
-        ds = self.speed * self.dt
+        ds = self.speed * self.speed_scale * self.dt
         now, ahead, events = [], [], []
         for i in range(self.n_legs):
             x = s / cycle + self._phase[i]
@@ -406,31 +449,38 @@ class GaitController:
             short.append(sf)
         return q, short
 
-    def step(self) -> None:
-        """One control step: targets, IK, commands, physics substeps, record."""
+    def step(self, joint_offsets=None, joint_targets=None) -> None:
+        """One control step: targets, IK, commands, physics substeps, record.
+
+        ``joint_offsets`` (3 L radians, chain order) are added to the gait's joint targets
+        (residual policies); ``joint_targets`` replace them (policies without the prior).
+        ``speed_scale``, ``lift_scale`` and ``yaw_rate`` (attributes) modulate the gait.
+        """
         cfg, w = self.config, self.walker
         sensed = self._last
+        self._apply_steering(self.yaw_rate)
         # 1. distances: the gait's (which foot is where in its cycle) and the reference
         # body's (what the legs solve against)
-        v_ref = self.speed * (cfg.body_speed_ratio if cfg.body == "kinematic" else 1.0)
+        speed = self.speed * self.speed_scale
+        v_ref = speed * (cfg.body_speed_ratio if cfg.body == "kinematic" else 1.0)
         if cfg.distance_source == "command":
-            self.s += self.speed * self.dt
+            self.s += speed * self.dt
         else:  # the gait follows the body's measured progress, never slower than the floor
-            self.s += max(self._odo_step, cfg.odometry_floor * self.speed * self.dt)
+            self.s += max(self._odo_step, cfg.odometry_floor * speed * self.dt)
         if cfg.body == "kinematic":
             self.s_ref += v_ref * self.dt
         elif cfg.distance_source == "command":
             self.s_ref = self.s
         else:  # the commanded distance, held within odometry_lead cycles of the gait's
             lead = cfg.odometry_lead * w.cycle
-            self.s_ref = min(self.s_ref + self.speed * self.dt, self.s + lead)
+            self.s_ref = min(self.s_ref + speed * self.dt, self.s + lead)
         s, s_ref = self.s, self.s_ref
         ds = v_ref * self.dt
-        pos, rot, heading, _ = self.table.lookup(s_ref)
-        pos2, rot2, _, _ = self.table.lookup(s_ref + ds)
+        pos, rot, heading, _ = self._ref(s_ref)
+        pos2, rot2, _, _ = self._ref(s_ref + ds)
         # 2. world foot targets now and one step ahead; swing feet land where the body's
         # velocity error says (Raibert's rule: half a stance of the error, times a gain)
-        k = cfg.placement_gain * 0.5 * self.gait.duty * w.cycle / self.speed
+        k = cfg.placement_gain * 0.5 * self.gait.duty * w.cycle / max(speed, 1e-6)
         vx = (pos2[0] - pos[0]) / self.dt
         vy = (pos2[1] - pos[1]) / self.dt
         lv = sensed.linear_velocity
@@ -456,6 +506,13 @@ class GaitController:
         for i, st in enumerate(self.stance):
             k = cfg.kp if st else _swing_gain(self._swing_u[i], cfg.kp, cfg.kp_swing)
             kp += (k, k, k)
+        if joint_targets is not None:
+            q2 = [float(x) for x in np.ravel(joint_targets)]
+            v = None
+            kp = None
+        elif joint_offsets is not None:
+            q2 = [a + float(b) for a, b in zip(q2, np.ravel(joint_offsets), strict=True)]
+        self.q_command = q2
         self.robot.command_joint_list(q2, v, kp)
         # 4. physics
         if cfg.body == "free":
@@ -499,7 +556,7 @@ class GaitController:
 
     # ------------------------------------------------------------------ body modes
     def _body_mode_substep(self, s: float) -> None:
-        pos, rot, _, _ = self.table.lookup(s)
+        pos, rot, _, _ = self._ref(s)
         cid, body = self.world.client, self.robot.body_id
         if self.config.body == "kinematic":
             p.changeConstraint(
