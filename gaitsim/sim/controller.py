@@ -41,7 +41,6 @@ DISTANCE_SOURCES = ("command", "odometry")
 BODY_MODES = ("free", "assist", "kinematic")
 TABLE_SAMPLES_PER_CYCLE = 240  # reference-body table resolution
 TABLE_CHUNK_CYCLES = 4  # the table grows by this many cycles at a time
-KINEMATIC_MAX_FORCE_G = 50.0  # the kinematic base constraint can exert 50 body weights
 
 
 @dataclass(frozen=True)
@@ -211,7 +210,6 @@ class GaitController:
         self._uneven = isinstance(walker.terrain, Rough)
         self._preload = self.config.preload * self.geo.foot_radius
         robot.set_gains(cfg.kp, cfg.kd, cfg.force_scale)
-        self._constraint = None
         self.assist_work = 0.0  # J, done by the assist's virtual spring-damper
         self.assist_force_impulse = 0.0  # N s
         self.assist_torque_impulse = 0.0  # N m s
@@ -247,19 +245,6 @@ class GaitController:
         self._last = self.robot.sense()
         self._last_yaw = yaw_of(self._last.quaternion)
         self._inertia = self.robot.tilt_inertia()
-        if self.config.body == "kinematic":
-            self._constraint = p.createConstraint(
-                self.robot.body_id,
-                -1,
-                -1,
-                -1,
-                p.JOINT_FIXED,
-                [0, 0, 0],
-                [0, 0, 0],
-                list(pos),
-                childFrameOrientation=list(quat_from_rot(rot)),
-                physicsClientId=self.world.client,
-            )
 
     # ------------------------------------------------------------------ modulation
     def _ref(self, s: float):
@@ -518,6 +503,8 @@ class GaitController:
         if cfg.body == "free":
             self.world.step(self.substeps)
         else:
+            self._ds_sub = ds / self.substeps
+            self._yaw_rate_ref = wrap(self._ref(s_ref + ds)[2] - heading) / self.dt
             for k in range(1, self.substeps + 1):
                 self._body_mode_substep(s_ref - ds * (1 - k / self.substeps))
                 self.world.step(1)
@@ -559,13 +546,14 @@ class GaitController:
         pos, rot, _, _ = self._ref(s)
         cid, body = self.world.client, self.robot.body_id
         if self.config.body == "kinematic":
-            p.changeConstraint(
-                self._constraint,
-                jointChildPivot=list(pos),
-                jointChildFrameOrientation=list(quat_from_rot(rot)),
-                maxForce=KINEMATIC_MAX_FORCE_G * self.robot.mass * 9.81,
-                physicsClientId=cid,
+            # Drive the base along the reference exactly: pose and velocity set every
+            # substep (a fixed constraint trails a moving pivot by Bullet's slow ERP).
+            ahead, _, _, _ = self._ref(s + self._ds_sub)
+            v = [(b - a) / self.world.dt for a, b in zip(pos, ahead, strict=True)]
+            p.resetBasePositionAndOrientation(
+                body, list(pos), list(quat_from_rot(rot)), physicsClientId=cid
             )
+            p.resetBaseVelocity(body, v, [0.0, 0.0, self._yaw_rate_ref], physicsClientId=cid)
             return
         # assist: spring-damper on height, roll and pitch toward the reference body
         a = self.config.assist

@@ -1,0 +1,141 @@
+"""Walking in PyBullet: short runs that assert measured outcomes (issue: walking in physics).
+
+Bounds are stated here once; the README results table gives the measured figures.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from gaitsim import Rough, Slope
+from gaitsim.sim.controller import ControlConfig, yaw_of
+from gaitsim.sim.run import simulate
+
+MULTI_LEGGED = ["fox", "hound", "horn_beetle", "spider_bot"]
+SPEED_TOLERANCE = 0.15  # mean speed within 15 % of commanded
+SLIP_BOUND_MM = 10.0  # mean stance slip (start-to-end displacement per stance)
+
+
+@pytest.mark.parametrize("name", MULTI_LEGGED)
+def test_multi_legged_walkers_walk_20_s_on_flat_ground(name):
+    s = simulate(name, seconds=20).summary
+    assert not s["fell"], s
+    assert abs(s["speed_ratio"] - 1.0) <= SPEED_TOLERANCE, s["speed_ratio"]
+    assert s["slip_mm_per_stance"] < SLIP_BOUND_MM, s["slip_mm_per_stance"]
+    assert s["max_shortfall_m"] < 0.01
+    assert s["stances"] > 20 * s["commanded_speed_m_s"] / 0.3  # it really stepped
+    assert s["heading_error_deg"] < 5.0
+
+
+@pytest.mark.parametrize("name", ["mechanic", "raptor"])
+def test_bipeds_walk_20_s_with_the_assist(name):
+    s = simulate(name, seconds=20, config=ControlConfig(body="assist")).summary
+    assert not s["fell"], s
+    assert abs(s["speed_ratio"] - 1.0) <= SPEED_TOLERANCE
+    # the assist's effort is reported: it helps, but the legs carry most of the weight
+    assert 0.0 < s["assist_mean_force_per_weight"] < 0.5
+    assert s["assist_work_j"] > 0
+
+
+@pytest.mark.parametrize("name", ["mechanic", "raptor"])
+def test_free_bipeds_report_their_time_to_fall(name):
+    s = simulate(name, seconds=5, config=ControlConfig(body="free")).summary
+    assert isinstance(s["fell"], bool)
+    if s["fell"]:
+        assert 0.0 < s["time_to_fall_s"] <= 5.0
+        # the run stops 1 s after the fall (times count from the first control step)
+        assert s["simulated_s"] <= s["time_to_fall_s"] + 1.0 + 2 / 60
+    else:
+        assert s["time_to_fall_s"] is None
+
+
+def test_kinematic_body_follows_the_reference_and_isolates_contact_slip():
+    r = simulate("fox", seconds=5, config=ControlConfig(body="kinematic"))
+    err = np.linalg.norm(r.record["ref_pos"] - r.record["base_pos"], axis=1)
+    assert err.max() < 0.005, err.max()
+    assert r.summary["slip_mm_per_stance"] < 5.0
+    assert r.summary["max_roll_deg"] < 0.5
+
+
+def test_odometry_removes_the_seeds_speed_mismatch():
+    """Scene 03 of the second seed: the body moves at 0.82 of the gait's speed."""
+    mismatch = ControlConfig(body="kinematic", body_speed_ratio=0.82)
+    command = simulate("spider_bot", seconds=8, config=mismatch).summary
+    odo = ControlConfig(body="kinematic", body_speed_ratio=0.82, distance_source="odometry")
+    odometry = simulate("spider_bot", seconds=8, config=odo).summary
+    assert command["speed_ratio"] == pytest.approx(0.82, abs=0.02)
+    assert command["gait_per_progress"] == pytest.approx(1 / 0.82, abs=0.03)
+    assert command["max_shortfall_m"] > 0.05  # the feet reach ever further ahead
+    assert odometry["gait_per_progress"] == pytest.approx(1.0, abs=0.03)
+    assert odometry["max_shortfall_m"] < 0.005
+    assert odometry["slip_mm_per_stance"] < command["slip_mm_per_stance"]
+
+
+def test_odometry_walks_a_free_body():
+    s = simulate("horn_beetle", seconds=8, config=ControlConfig(distance_source="odometry"))
+    assert not s.summary["fell"]
+    assert s.summary["speed_ratio"] > 0.8
+    assert s.summary["gait_per_progress"] == pytest.approx(1.0, abs=0.1)
+
+
+def headings(rec):
+    return np.unwrap([yaw_of(q) for q in rec["base_quat"]])
+
+
+def test_arc_turn_follows_its_radius():
+    r = simulate("spider_bot", seconds=8, turn_radius=1.0)
+    s = r.summary
+    assert not s["fell"]
+    turned = headings(r.record)[-1] - headings(r.record)[0]
+    expected = s["distance_m"] / 1.0
+    assert turned == pytest.approx(expected, rel=0.15)
+    xy = r.record["base_pos"][:, :2]
+    radius = np.hypot(xy[:, 0], xy[:, 1] - 1.0)  # left turn about (0, 1)
+    assert np.abs(radius - 1.0).max() < 0.1
+
+
+def test_turn_in_place_and_yaw_rate_commands():
+    r = simulate("spider_bot", seconds=6, turn_radius=0.0)
+    assert not r.summary["fell"]
+    yaw = headings(r.record)
+    assert yaw[-1] - yaw[0] > math.radians(60)
+    drift = np.linalg.norm(r.record["base_pos"][:, :2] - r.record["base_pos"][0, :2], axis=1)
+    assert drift.max() < 0.1  # it turned on the spot
+    r = simulate("spider_bot", seconds=6, yaw_rate=-0.2)
+    yaw = headings(r.record)
+    assert yaw[-1] - yaw[0] == pytest.approx(-0.2 * 6, rel=0.15)
+
+
+@pytest.mark.parametrize("angle", [10.0, -10.0])
+def test_spider_walks_up_and_down_a_slope(angle):
+    s = simulate("spider_bot", seconds=8, terrain=Slope.from_degrees(angle)).summary
+    assert not s["fell"], s
+    assert s["speed_ratio"] > 0.85
+    assert s["slip_mm_per_stance"] < SLIP_BOUND_MM
+
+
+def test_spider_walks_on_rough_ground():
+    s = simulate("spider_bot", seconds=8, terrain=Rough(0.02, seed=3, flat_radius=0.3)).summary
+    assert not s["fell"], s
+    assert s["speed_ratio"] > 0.85
+
+
+def test_a_fall_is_reported_not_hidden():
+    """A walker pushed far past its reach must fall or fall short, and say so."""
+    s = simulate("fox", seconds=6, speed_scale=3.0).summary
+    assert s["max_shortfall_m"] > 0.01
+    assert s["fell"] or s["speed_ratio"] < 0.85 or s["slip_mm_per_stance"] > 5
+
+
+def test_summary_has_every_metric():
+    s = simulate("horn_beetle", seconds=2).summary
+    for key in [
+        "fell", "time_to_fall_s", "speed_ratio", "slip_mm_per_stance", "slip_mm_per_m",
+        "max_shortfall_m", "shortfall_m_by_leg", "foot_tracking_error_mm",
+        "min_support_margin_m", "max_roll_deg", "max_pitch_deg", "contact_timing_error",
+        "cost_of_transport", "heading_error_deg", "distance_m",
+    ]:
+        assert key in s, key
+    assert s["contact_timing_error"] < 0.3
+    assert 0 < s["cost_of_transport"] < 10
