@@ -181,6 +181,7 @@ class GaitController:
         config: ControlConfig | None = None,
         *,
         record: bool = True,
+        start: float = 0.0,
     ):
         self.world, self.robot, self.walker = world, robot, walker
         self.config = config if config is not None else ControlConfig()
@@ -213,25 +214,31 @@ class GaitController:
         self.assist_work = 0.0  # J, done by the assist's virtual spring-damper
         self.assist_force_impulse = 0.0  # N s
         self.assist_torque_impulse = 0.0  # N m s
-        self.reset()
+        self.reset(start)
 
     # ------------------------------------------------------------------ set-up
-    def reset(self) -> None:
-        """Put the robot in the Walker's pose at distance 0 and plan every foot."""
+    def reset(self, start: float = 0.0) -> None:
+        """Put the robot in the Walker's pose at distance ``start`` and plan every foot.
+
+        A start other than 0 begins the walk at another point of the gait cycle (and of the
+        path): the spread that seeded episodes draw from.
+        """
         w = self.walker
-        pose = w.pose_at(0.0)
-        pos, rot, _, _ = self.table.lookup(0.0)
+        s0 = float(start)
+        pose = w.pose_at(s0)
+        self._steer = (1.0, 0.0, 0.0, 0.0)
+        pos, rot, _, _ = self.table.lookup(s0)
         self.robot.reset_base(pos, quat_from_rot(rot))
         self.robot.set_joint_positions(pose.joints)
         self.robot.command_joint_list(pose.joints.ravel().tolist())
-        self._steer = (1.0, 0.0, 0.0, 0.0)
         self.speed_scale = 1.0  # gait-rate multiplier (modulation), on top of the Walker's
         self.lift_scale = 1.0  # swing-lift multiplier (modulation)
         self.yaw_rate = 0.0  # rad/s of steering on top of the path (modulation)
-        self.s = 0.0
-        self.s_ref = 0.0
+        self.s = s0
+        self.s_ref = s0
         self.progress = 0.0
         self.t = 0.0
+        self._odo_step = 0.0
         self.stance = [bool(x) for x in pose.stance]
         self._swing_u = [0.0] * self.n_legs
         self.plant = [(float(f[0]), float(f[1]), float(f[2]) - self._preload) for f in pose.feet]
@@ -239,9 +246,11 @@ class GaitController:
         self.land_at = list(self.plant)
         for i in range(self.n_legs):
             if not self.stance[i]:
-                t = self._cycle_pos(0.0, i)
-                self.lift_from[i] = self._plant_point(i, self._d_mid_before(0.0, t))
-                self.land_at[i] = self._plant_point(i, self._d_mid_after(0.0, t))
+                t = self._cycle_pos(s0, i)
+                self.lift_from[i] = self._plant_point(i, self._d_mid_before(s0, t))
+                self.land_at[i] = self._plant_point(i, self._d_mid_after(s0, t))
+        if self.record is not None:
+            self.record = Recorder(self.n_legs)
         self._last = self.robot.sense()
         self._last_yaw = yaw_of(self._last.quaternion)
         self._inertia = self.robot.tilt_inertia()

@@ -91,16 +91,25 @@ def simulate(
     stop_on_fall: bool = True,
     on_step: Callable | None = None,
     walker_options: dict | None = None,
+    seed: int | None = None,
 ) -> RunResult:
     """Walk ``walker`` (a built-in name, Entry or Gait) for ``seconds`` and measure it.
 
     ``on_step(controller)`` is called after every control step (progress bars, video).
-    With ``stop_on_fall`` the run ends one second after a fall is detected.
+    With ``stop_on_fall`` the run ends one second after a fall is detected. A ``seed``
+    draws the episode's spread from a seeded generator: the start point in the gait
+    cycle and the ground friction (x U(0.9, 1.1)); the default (None) starts at distance
+    0 with the given friction, deterministically.
     """
     if not (math.isfinite(seconds) and seconds > 0):
         raise ValueError(f"seconds must be positive, got {seconds!r}")
     entry = resolve_entry(walker)
     terrain = terrain if terrain is not None else Flat()
+    start = 0.0
+    if seed is not None:
+        rng = np.random.default_rng(seed)
+        start = float(rng.uniform(0.0, entry.gait.cycle * speed_scale))
+        friction = float(friction * rng.uniform(0.9, 1.1))
     config = config if config is not None else ControlConfig()
     speed = entry.gait.clip_speed * speed_scale
     path = make_path(entry, speed, turn_radius, yaw_rate)
@@ -116,7 +125,7 @@ def simulate(
     )
     try:
         robot = Robot(world, entry)
-        ctl = GaitController(world, robot, kin, config)
+        ctl = GaitController(world, robot, kin, config, start=start)
         n = round(seconds / ctl.dt)
         fell_at = None
         for k in range(n):
@@ -145,6 +154,8 @@ def simulate(
             body=config.body,
             distance_source=config.distance_source,
             seconds=seconds,
+            seed=seed,
+            friction=friction,
             simulated_s=float(rec["t"][-1]),
             leg_scuff_share=float(np.mean(rec["leg_contact"])),
             gait_distance_m=float(rec["s"][-1]),
