@@ -435,6 +435,59 @@ def cmd_walk(args) -> int:
 # ---------------------------------------------------------------------------- parser
 
 
+def cmd_sweep(args) -> int:
+    from .sweep import SweepError, load_sweep, run_sweep
+
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    if args.seeds is not None and args.seeds < 1:
+        raise UsageError(f"--seeds must be at least 1, got {args.seeds}")
+    if args.address and args.backend != "ray":
+        raise UsageError("--address is for --backend ray; add --backend ray or drop it")
+    try:
+        sweep = load_sweep(args.definition, catalog=_catalog(args) if args.catalog else None)
+        out = Path(args.out or f"sweeps/{sweep.name}")
+        rows, failed = run_sweep(
+            sweep,
+            out,
+            workers=args.workers,
+            backend=args.backend,
+            address=args.address,
+            seeds=args.seeds,
+            progress=not args.quiet,
+        )
+    except SweepError as exc:
+        raise UsageError(str(exc)) from None
+    if not args.no_plots and rows:
+        from .plots import sweep_plots
+
+        sweep_plots(rows, out / "plots", sweep.name, sweep.parameter)
+    print(
+        f"{len(rows)} episodes in {out / 'results.csv'}"
+        + (f"; {len(failed)} cells failed (see {out / 'failed.json'})" if failed else "")
+    )
+    return 1 if failed else 0
+
+
+def cmd_report(args) -> int:
+    from .report import build_report
+
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    if not (args.seconds > 0):
+        raise UsageError(f"--seconds must be positive, got {args.seconds}")
+    path = build_report(
+        args.out,
+        catalog=args.catalog,
+        seconds=args.seconds,
+        workers=args.workers,
+        full=args.full,
+        progress=not args.quiet,
+    )
+    print(f"report written to {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gaitsim",
@@ -570,6 +623,25 @@ def build_parser() -> argparse.ArgumentParser:
         help='record a headless .gif, or .mp4 (needs pip install "gaitsim[video]")',
     )
     p.add_argument("--json", action="store_true", help="print every summary metric as JSON")
+    p = add(
+        "sweep", "run a sweep (walkers x parameter x seeds) on a process pool or Ray", cmd_sweep
+    )
+    p.add_argument(
+        "definition",
+        help="sweep TOML file, or a built-in sweep: speed, slope, turn, rough",
+    )
+    p.add_argument("--out", metavar="DIR", help="results folder (default sweeps/<name>)")
+    p.add_argument("--workers", type=int, default=2, help="local worker processes (default 2)")
+    p.add_argument("--backend", choices=["local", "ray"], default="local", help="default local")
+    p.add_argument("--address", metavar="ADDR", help="Ray cluster address (default: start one)")
+    p.add_argument("--seeds", type=int, help="seeds per cell (default: the definition's)")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+
+    p = add("report", "the main job: walk test, URDFs, physics runs, report folder", cmd_report)
+    p.add_argument("--out", default="report", metavar="DIR", help="report folder (default report)")
+    p.add_argument("--seconds", type=float, default=8.0, help="simulated s per run (default 8)")
+    p.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    p.add_argument("--full", action="store_true", help="also run the full sweeps (long)")
     return parser
 
 

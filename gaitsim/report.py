@@ -1,0 +1,169 @@
+"""The main job: validate the catalog, build the URDFs, walk every walker in physics, and
+write a report folder (markdown summary, gait diagrams, plots).
+
+``gaitsim report`` runs a small version in a few minutes on two cores; ``--full`` adds the
+full sweeps (speed, slope, turn, roughness) with their plots.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from .catalog import atomic_write_text, gait_pattern, load_catalog
+
+CONDITIONS = {
+    "flat": {},
+    "slope +10 deg": {"slope_deg": 10.0},
+    "rough +/-2 cm": {"roughness": 0.02},
+    "turn r = 1 m": {"turn_radius": 1.0},
+}
+
+
+def _run_condition(args):
+    """Worker: one walker on one condition; the summary and the first cycles' contacts."""
+    walker, cond, seconds, catalog_path = args
+    from .sim.controller import ControlConfig
+    from .sim.run import simulate
+    from .terrain import Rough, Slope
+
+    cat = load_catalog(catalog_path)
+    entry = cat[walker]
+    kw = dict(CONDITIONS[cond])
+    if "slope_deg" in kw:
+        kw["terrain"] = Slope.from_degrees(kw.pop("slope_deg"))
+    if "roughness" in kw:
+        kw["terrain"] = Rough(kw.pop("roughness"), seed=1, flat_radius=0.3)
+    body = "assist" if entry.gait.n_legs == 2 else "free"
+    r = simulate(entry, seconds=seconds, config=ControlConfig(body=body), **kw)
+    rec = r.record
+    cycles = 2 * entry.gait.cycle / entry.gait.clip_speed
+    n = min(len(rec["t"]), math.ceil(cycles / r.dt) + 1)
+    trace = {
+        "t": rec["t"][:n].tolist(),
+        "planned": rec["planned_stance"][:n].tolist(),
+        "measured": rec["contacts"][:n].tolist(),
+    }
+    return walker, cond, body, r.summary, trace
+
+
+def _fmt(v, spec=".2f"):
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "n/a"
+    return format(v, spec)
+
+
+def build_report(
+    out: str | Path = "report",
+    *,
+    catalog: str | None = None,
+    seconds: float = 8.0,
+    workers: int = 2,
+    full: bool = False,
+    progress: bool = True,
+) -> Path:
+    """Write the report folder and return the path of its ``report.md``."""
+    from tqdm import tqdm
+
+    from .plots import gait_diagram, sweep_plots
+    from .urdf import write_catalog
+    from .validate import VARIANTS, validate_entry
+
+    t0 = time.perf_counter()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cat = load_catalog(catalog)
+    lines = ["# gaitsim report", ""]
+
+    # 1. the walk test
+    results = [validate_entry(e) for e in tqdm(cat.values(), "walk test", disable=not progress)]
+    names = [v.name for v in VARIANTS]
+    lines += [
+        "## Walk test (kinematic)",
+        "",
+        "Largest stance-foot movement between samples, mm (2 cycles, 120 samples per cycle; "
+        "planted mode; limit 1 mm).",
+        "",
+        "| walker | legs | pattern | " + " | ".join(names) + " | result |",
+        "| --- " * (len(names) + 4) + "|",
+    ]
+    for e, r in zip(cat.values(), results, strict=True):
+        slides = " | ".join(f"{r['foot_slide_mm'][n]:.4f}" for n in names)
+        ok = "ok" if r["pass"] else "FAIL"
+        lines.append(f"| {e.name} | {e.gait.n_legs} | {gait_pattern(e.gait)} | {slides} | {ok} |")
+
+    # 2. the URDFs
+    urdfs = write_catalog(cat, out / "urdf")
+    lines += ["", "## URDF bodies", "", f"{len(urdfs)} files in `urdf/`.", ""]
+
+    # 3. physics
+    jobs = [(w, c, seconds, catalog) for w in cat for c in CONDITIONS]
+    table: dict = {}
+    traces: dict = {}
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(_run_condition, j) for j in jobs]
+        for f in tqdm(as_completed(futures), "physics", len(futures), disable=not progress):
+            walker, cond, body, summary, trace = f.result()
+            table[(walker, cond)] = (body, summary)
+            if cond == "flat":
+                traces[walker] = trace
+    lines += [
+        "## Walking in PyBullet",
+        "",
+        f"{seconds:g} simulated seconds per cell at 240 Hz physics and 60 Hz control; cell: "
+        "outcome, speed ratio, mean stance slip (mm), max reach shortfall (mm). Bipeds "
+        "walk with the body assist.",
+        "",
+        "| walker (body) | " + " | ".join(CONDITIONS) + " |",
+        "| --- " * (len(CONDITIONS) + 1) + "|",
+    ]
+    for w in cat:
+        cells = []
+        for c in CONDITIONS:
+            body, s = table[(w, c)]
+            outcome = f"fell at {s['time_to_fall_s']:.1f} s" if s["fell"] else "walked"
+            cells.append(
+                f"{outcome}, {_fmt(s['speed_ratio'])}, {_fmt(s['slip_mm_per_stance'], '.1f')}, "
+                f"{_fmt(s['max_shortfall_m'] * 1000, '.0f')}"
+            )
+        lines.append(f"| {w} ({table[(w, 'flat')][0]}) | " + " | ".join(cells) + " |")
+    plots = out / "plots"
+    lines += ["", "## Gait diagrams (flat ground, first two cycles)", ""]
+    for w, tr in traces.items():
+        legs = list(cat[w].gait.leg_names)
+        p = gait_diagram(legs, tr["t"], tr["planned"], tr["measured"], plots / f"gait_{w}.png", w)
+        lines.append(f"![{w}](plots/{p.name})")
+    atomic_write_text(
+        out / "physics.json",
+        json.dumps(
+            [{"walker": w, "condition": c, "body": b, **s} for (w, c), (b, s) in table.items()],
+            indent=1,
+            default=lambda x: None,
+        )
+        + "\n",
+    )
+
+    # 4. the full sweeps
+    if full:
+        from .sweep import builtin_sweeps, load_sweep, run_sweep
+
+        lines += ["", "## Sweeps", ""]
+        for name in sorted(builtin_sweeps()):
+            sw = load_sweep(name)
+            rows, failed = run_sweep(sw, out / "sweeps" / name, workers=workers, progress=progress)
+            pngs = sweep_plots(rows, plots, sw.name, sw.parameter)
+            lines.append(f"### {name}: {sw.description}")
+            lines.append("")
+            lines.append(
+                f"{len(rows)} episodes in `sweeps/{name}/results.csv`; {len(failed)} cells failed."
+            )
+            lines += [f"![{p.stem}](plots/{p.name})" for p in pngs]
+            lines.append("")
+    wall = time.perf_counter() - t0
+    lines += ["", f"Built in {wall:.0f} s with {workers} worker processes."]
+    report = out / "report.md"
+    atomic_write_text(report, "\n".join(lines) + "\n")
+    return report
