@@ -131,11 +131,50 @@ def test_a_fall_is_reported_not_hidden():
 def test_summary_has_every_metric():
     s = simulate("horn_beetle", seconds=2).summary
     for key in [
-        "fell", "time_to_fall_s", "speed_ratio", "slip_mm_per_stance", "slip_mm_per_m",
-        "max_shortfall_m", "shortfall_m_by_leg", "foot_tracking_error_mm",
-        "min_support_margin_m", "max_roll_deg", "max_pitch_deg", "contact_timing_error",
-        "cost_of_transport", "heading_error_deg", "distance_m",
+        "fell",
+        "time_to_fall_s",
+        "speed_ratio",
+        "slip_mm_per_stance",
+        "slip_mm_per_m",
+        "max_shortfall_m",
+        "shortfall_m_by_leg",
+        "foot_tracking_error_mm",
+        "min_support_margin_m",
+        "max_roll_deg",
+        "max_pitch_deg",
+        "contact_timing_error",
+        "cost_of_transport",
+        "heading_error_deg",
+        "distance_m",
     ]:
         assert key in s, key
     assert s["contact_timing_error"] < 0.3
     assert 0 < s["cost_of_transport"] < 10
+
+
+def test_planned_plant_lock_also_walks():
+    s = simulate("spider_bot", seconds=5, config=ControlConfig(plant_lock="planned")).summary
+    assert not s["fell"] and s["speed_ratio"] > 0.85
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"body": "floating"},
+        {"distance_source": "gps"},
+        {"plant_lock": "glued"},
+        {"kp": 0.0},
+        {"kp_swing": 2.0},
+        {"track_gain": 1.5},
+        {"body_speed_ratio": 0.0},
+        {"control_hz": -60},
+    ],
+)
+def test_bad_control_settings_are_rejected(bad):
+    with pytest.raises(ValueError):
+        ControlConfig(**bad)
+
+
+def test_control_rate_must_divide_the_sim_rate():
+    with pytest.raises(ValueError, match="whole number of substeps"):
+        simulate("fox", seconds=1, config=ControlConfig(control_hz=70))

@@ -39,6 +39,7 @@ from .world import World
 
 DISTANCE_SOURCES = ("command", "odometry")
 BODY_MODES = ("free", "assist", "kinematic")
+PLANT_LOCKS = ("measured", "planned")
 TABLE_SAMPLES_PER_CYCLE = 240  # reference-body table resolution
 TABLE_CHUNK_CYCLES = 4  # the table grows by this many cycles at a time
 
@@ -73,7 +74,6 @@ class ControlConfig:
     plant_lock: str = "measured"  # touchdown locks the foot where it is ("planned": where planned)
     placement_gain: float = 1.0  # Raibert foot-placement feedback on the body velocity error
     preload: float = 0.25  # stance feet aim this share of a foot radius into the ground
-    attitude_gain: float = 0.0  # extra righting: lean the legs' target against the tilt
     track_gain: float = 1.0  # share of the x, y, yaw error to the reference closed per step
     odometry_floor: float = 0.25  # odometry: the gait advances at least this share of speed
     odometry_lead: float = 0.25  # odometry: the reference leads the gait by at most this
@@ -92,6 +92,24 @@ class ControlConfig:
             raise ValueError(f"body must be one of {', '.join(BODY_MODES)}, got {self.body!r}")
         if not (math.isfinite(self.control_hz) and self.control_hz > 0):
             raise ValueError(f"control_hz must be positive, got {self.control_hz!r}")
+        if self.plant_lock not in PLANT_LOCKS:
+            raise ValueError(
+                f"plant_lock must be one of {', '.join(PLANT_LOCKS)}, got {self.plant_lock!r}"
+            )
+        for name in ("kp", "kp_swing"):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and 0 < v <= 1):
+                raise ValueError(f"{name} is PyBullet's position gain, in (0, 1]; got {v!r}")
+        for name in ("force_scale", "body_speed_ratio"):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v > 0):
+                raise ValueError(f"{name} must be a positive number, got {v!r}")
+        for name in ("placement_gain", "preload", "odometry_floor", "odometry_lead"):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v >= 0):
+                raise ValueError(f"{name} must be a number >= 0, got {v!r}")
+        if not (math.isfinite(self.track_gain) and 0 <= self.track_gain <= 1):
+            raise ValueError(f"track_gain is a share in [0, 1], got {self.track_gain!r}")
 
 
 class ReferenceTable:
@@ -412,13 +430,6 @@ class GaitController:
             rot[7],
             rot[8],
         )
-        k = self.config.attitude_gain
-        if k:
-            # lean the virtual body past the reference, against the measured tilt error:
-            # the legs then right the body harder than their compliance alone would
-            cur = p.getMatrixFromQuaternion(sensed.quaternion, physicsClientId=self.world.client)
-            ex, ey = _tilt_error(rot, cur)
-            r = _rotate_world(r, k * ex, k * ey)
         return (x, y, pos[2]), r
 
     @staticmethod
@@ -619,31 +630,6 @@ def _swing_gain(u: float, k_stance: float, k_swing: float) -> float:
     r = min(max((u - 0.6) / 0.4, 0.0), 1.0)
     r = r * r * (3.0 - 2.0 * r)
     return k_swing + r * (k_stance - k_swing)
-
-
-def _rotate_world(r, ax: float, ay: float):
-    """Row-major rotation ``r`` turned by the small world rotation vector (ax, ay, 0)."""
-    ang = math.hypot(ax, ay)
-    if ang < 1e-12:
-        return r
-    ux, uy = ax / ang, ay / ang
-    c, s = math.cos(ang), math.sin(ang)
-    t = 1.0 - c
-    # Rodrigues for the axis (ux, uy, 0)
-    m = (
-        c + ux * ux * t,
-        ux * uy * t,
-        uy * s,
-        ux * uy * t,
-        c + uy * uy * t,
-        -ux * s,
-        -uy * s,
-        ux * s,
-        c,
-    )
-    return tuple(
-        sum(m[3 * i + k] * r[3 * k + j] for k in range(3)) for i in range(3) for j in range(3)
-    )
 
 
 def world_substeps(sim_dt: float, control_hz: float) -> int:
