@@ -518,6 +518,7 @@ class GaitController:
         elif joint_offsets is not None:
             q2 = [a + float(b) for a, b in zip(q2, np.ravel(joint_offsets), strict=True)]
         self.q_command = q2
+        self.targets, self.shortfall = targets, short  # this step's, for callers
         self.robot.command_joint_list(q2, v, kp)
         # 4. physics
         if cfg.body == "free":
