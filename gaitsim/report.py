@@ -148,7 +148,7 @@ def build_report(
 
     # 4. the full sweeps
     if full:
-        from .sweep import builtin_sweeps, load_sweep, run_sweep
+        from .sweep import builtin_sweeps, load_sweep, run_sweep, summary_table
 
         lines += ["", "## Sweeps", ""]
         for name in sorted(builtin_sweeps()):
@@ -158,8 +158,10 @@ def build_report(
             lines.append(f"### {name}: {sw.description}")
             lines.append("")
             lines.append(
-                f"{len(rows)} episodes in `sweeps/{name}/results.csv`; {len(failed)} cells failed."
+                f"{len(rows)} episodes in `sweeps/{name}/results.csv`; {len(failed)} cells "
+                "failed. Cell: falls / episodes, mean stance slip (mm)."
             )
+            lines += ["", summary_table(rows), ""]
             lines += [f"![{p.stem}](plots/{p.name})" for p in pngs]
             lines.append("")
     wall = time.perf_counter() - t0

@@ -423,3 +423,23 @@ def run_sweep(
     if failed:
         atomic_write_text(out / "failed.json", json.dumps(failed, indent=1) + "\n")
     return rows, failed
+
+
+def summary_table(rows: list[dict], metric: str = "slip_mm_per_stance") -> str:
+    """Markdown: walkers x swept values; each cell 'falls/episodes, mean metric'."""
+    values = list(dict.fromkeys(r["value"] for r in rows))
+    walkers = list(dict.fromkeys(r["walker"] for r in rows))
+    lines = [
+        "| walker | " + " | ".join(str(v) for v in values) + " |",
+        "| --- " * (len(values) + 1) + "|",
+    ]
+    for w in walkers:
+        cells_ = []
+        for v in values:
+            rs = [r for r in rows if r["walker"] == w and r["value"] == v]
+            falls = sum(1 for r in rs if r["fell"] in (True, "True"))
+            ms = [float(r[metric]) for r in rs if r.get(metric) not in (None, "")]
+            mean = f"{sum(ms) / len(ms):.1f}" if ms else "n/a"
+            cells_.append(f"{falls}/{len(rs)}, {mean}")
+        lines.append(f"| {w} | " + " | ".join(cells_) + " |")
+    return "\n".join(lines)
