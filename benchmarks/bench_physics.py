@@ -151,8 +151,11 @@ def wrapper_cost_us(n: int = 20000) -> float:
 
 
 # ---------------------------------------------------------------------- 1. overhead
-def build(walker: str = "fox", *, record: bool = True, solver_iterations: int = 50):
-    """World + Robot + GaitController as simulate() builds them (flat ground, straight path)."""
+def build(
+    walker: str = "fox", *, record: bool = True, solver_iterations: int = 50, seconds: float = 60.0
+):
+    """World + Robot + GaitController as simulate() builds them (flat ground, straight path,
+    the reference tabulated for ``seconds`` of walking up front, as simulate() does)."""
     entry = resolve_entry(walker)
     terrain = Flat()
     speed = entry.gait.clip_speed
@@ -162,7 +165,8 @@ def build(walker: str = "fox", *, record: bool = True, solver_iterations: int = 
         terrain, time_step=1.0 / SIM_HZ, friction=1.0, solver_iterations=solver_iterations
     )
     robot = Robot(world, entry)
-    ctl = GaitController(world, robot, kin, config_for(walker), record=record)
+    horizon = speed * seconds * 1.05 + kin.cycle
+    ctl = GaitController(world, robot, kin, config_for(walker), record=record, horizon=horizon)
     return world, ctl
 
 

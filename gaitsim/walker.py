@@ -234,6 +234,28 @@ class Walker:
         return self.geometry.bob * (load / (0.5 * g.duty * g.n_legs) - 1.0)
 
     # ------------------------------------------------------------------ the pose
+    def _body(self, d, xy, stance, s):
+        """Body position (S, 3), rotation (S, 3, 3) and heading (S,) given the feet plan."""
+        geo = self.geometry
+        xy_b, heading = self.path.pose(d)
+        if self.sway:
+            xy_b = xy_b + self._sway_offset(xy_b, heading, xy, stance, s)
+        ground_under = self.terrain.height(xy[..., 0], xy[..., 1]).mean(axis=-1)
+        z_b = ground_under + geo.foot_radius + geo.hip_height + self._bob(stance, s)
+        body_pos = np.concatenate([xy_b, z_b[..., None]], axis=-1)
+        return body_pos, self._attitude(xy_b, heading, stance, s), heading
+
+    def body_at(self, distance):
+        """The body's pose alone: position (S, 3), rotation (S, 3, 3), heading (S,).
+
+        The same numbers as ``pose_at`` without the feet's IK: what a controller's
+        reference needs.
+        """
+        d = np.asarray(distance, dtype=float)
+        xy, stance, _, _ = self.feet_plan(d)
+        t = cycle_position(self.gait, d, self.speed_scale)
+        return self._body(d, xy, stance, np.where(stance, t / self.gait.duty, 0.0))
+
     def pose_at(self, distance) -> Pose:
         d = np.asarray(distance, dtype=float)
         geo = self.geometry
@@ -243,13 +265,7 @@ class Walker:
         s = np.where(stance, t / g.duty, 0.0)
         ground = self.ground_point(xy)
         feet = np.concatenate([xy, (ground + self._home_z + g.lift * arc)[..., None]], axis=-1)
-        xy_b, heading = self.path.pose(d)
-        if self.sway:
-            xy_b = xy_b + self._sway_offset(xy_b, heading, xy, stance, s)
-        ground_under = self.terrain.height(xy[..., 0], xy[..., 1]).mean(axis=-1)
-        z_b = ground_under + geo.foot_radius + geo.hip_height + self._bob(stance, s)
-        body_pos = np.concatenate([xy_b, z_b[..., None]], axis=-1)
-        R = self._attitude(xy_b, heading, stance, s)
+        body_pos, R, heading = self._body(d, xy, stance, s)
         feet_body = np.einsum("...ji,...lj->...li", R, feet - body_pos[..., None, :])
         joints, short = leg_ik(geo.chain, feet_body)
         return Pose(

@@ -31,7 +31,7 @@ import pybullet as p
 
 from ..gait import swing_height
 from ..ik import leg_ik_one
-from ..terrain import Rough
+from ..terrain import Flat, Rough
 from ..walker import Walker
 from .metrics import Recorder
 from .robot import Robot
@@ -115,37 +115,44 @@ class ControlConfig:
 class ReferenceTable:
     """The Walker's body pose over distance, tabulated and linearly interpolated.
 
-    Building it is vectorized (one ``pose_at`` per chunk of cycles); a lookup is a few
-    float operations, cheap enough for every control step and substep.
+    Building it is vectorized (one ``body_at`` per chunk of cycles, or for the whole
+    ``horizon`` up front when the run's length is known); a lookup is a few float
+    operations, cheap enough for every control step and substep.
     """
 
-    def __init__(self, walker: Walker):
+    def __init__(self, walker: Walker, horizon: float = 0.0):
         self.walker = walker
         self.ds = walker.cycle / TABLE_SAMPLES_PER_CYCLE
         self.pos: list = []
         self.rot: list = []
         self.heading: list = []
         self.moves: list = []
-        self._extend(0.0)
+        self._last_s, self._last = None, None
+        self._extend(horizon)
 
     def _extend(self, s_max: float) -> None:
         n0 = len(self.pos)
         n1 = max(n0 + TABLE_CHUNK_CYCLES * TABLE_SAMPLES_PER_CYCLE, int(s_max / self.ds) + 2)
-        s = np.arange(n0, n1 + 1) * self.ds
-        pose = self.walker.pose_at(s)
-        xy, _ = self.walker.path.pose(s + 1e-3)
-        moves = np.hypot(*(xy - pose.body_position[:, :2]).T) > 0.5e-3  # translating path?
-        if n0:  # drop the overlapping first sample
-            s, sl = s[1:], slice(1, None)
-        else:
-            sl = slice(None)
-        self.pos.extend(map(tuple, pose.body_position[sl]))
-        self.rot.extend(map(tuple, pose.body_rotation[sl].reshape(-1, 9)))
-        self.heading.extend(pose.heading[sl].tolist())
-        self.moves.extend(moves[sl].tolist())
+        s = np.arange(n0, n1 + 1) * self.ds  # samples n0 .. n1, all new
+        body, rot, heading = self.walker.body_at(s)
+        xy0, _ = self.walker.path.pose(s)
+        xy1, _ = self.walker.path.pose(s + 1e-3)
+        moves = np.hypot(*(xy1 - xy0).T) > 0.5e-3  # does the path translate here?
+        # plain floats: numpy scalars would make every lookup several times slower
+        self.pos.extend(map(tuple, body.tolist()))
+        self.rot.extend(map(tuple, rot.reshape(-1, 9).tolist()))
+        self.heading.extend(heading.tolist())
+        self.moves.extend(moves.tolist())
 
     def lookup(self, s: float):
         """(position (3 floats), rotation row-major (9 floats), heading, path translates)."""
+        if s == self._last_s:
+            return self._last
+        self._last_s = s
+        self._last = self._lookup(s)
+        return self._last
+
+    def _lookup(self, s: float):
         f = max(s, 0.0) / self.ds
         i = int(f)
         if i + 1 >= len(self.pos):
@@ -200,6 +207,7 @@ class GaitController:
         *,
         record: bool = True,
         start: float = 0.0,
+        horizon: float = 0.0,
     ):
         self.world, self.robot, self.walker = world, robot, walker
         self.config = config if config is not None else ControlConfig()
@@ -211,7 +219,7 @@ class GaitController:
         self.geo = walker.geometry
         self.n_legs = self.gait.n_legs
         self.speed = walker.nominal_speed  # gait distance per second (m/s)
-        self.table = ReferenceTable(walker)
+        self.table = ReferenceTable(walker, horizon)
         ch = self.geo.chain
         self._legs = [
             (
@@ -227,6 +235,9 @@ class GaitController:
         self._home_z = [leg.home[2] for leg in self.gait.legs]
         self.record = Recorder(self.n_legs) if record else None
         self._uneven = isinstance(walker.terrain, Rough)
+        t = walker.terrain
+        self._flat_z = float(t.level) + self.geo.foot_radius if isinstance(t, Flat) else None
+        self._home_xy = [tuple(map(float, h[:2])) for h in self.geo.homes]
         self._preload = self.config.preload * self.geo.foot_radius
         robot.set_gains(cfg.kp, cfg.kd, cfg.force_scale)
         self.assist_work = 0.0  # J, done by the assist's virtual spring-damper
@@ -332,13 +343,19 @@ class GaitController:
     def _rest_z(self, i: int, x: float, y: float) -> float:
         """Target height of leg ``i``'s foot centre on the ground at (x, y): resting, less
         the preload that keeps a compliant stance leg pressed onto the ground."""
-        g = float(self.walker.ground_point(np.array([x, y])))
+        if self._flat_z is not None:  # level ground: no numpy call in the control loop
+            g = self._flat_z
+        else:
+            g = float(self.walker.ground_point(np.array([x, y])))
         return g + self._home_z[i] - self._preload
 
     def _plant_point(self, i: int, d_mid: float) -> tuple[float, float, float]:
-        """The Walker's planned world plant point of leg ``i`` for a stance centred at d_mid."""
-        d = np.full(self.n_legs, d_mid)
-        x, y = self._steer_xy(*(float(v) for v in self.walker._plant_xy(d)[i]))
+        """The Walker's planned world plant point of leg ``i`` for a stance centred at d_mid:
+        its home under the path's pose there (Walker._plant_xy for one leg, in floats)."""
+        xy, h = self.walker.path.pose(d_mid)
+        hx, hy = self._home_xy[i]
+        c, s = math.cos(float(h)), math.sin(float(h))
+        x, y = self._steer_xy(float(xy[0]) + c * hx - s * hy, float(xy[1]) + s * hx + c * hy)
         return (x, y, self._rest_z(i, x, y))
 
     # ------------------------------------------------------------------ one control step
@@ -436,9 +453,30 @@ class GaitController:
     def _virtual_body_moved(vpos, vrot, rot, rot2, dpos, z2):
         """The virtual body carried along by the reference's motion over one step."""
         # rotation increment of the reference, applied in the world: R2 @ R1^T @ R_v
-        ij = [(i, j) for i in range(3) for j in range(3)]
-        inc = [sum(rot2[3 * i + k] * rot[3 * j + k] for k in range(3)) for i, j in ij]
-        r = tuple(sum(inc[3 * i + k] * vrot[3 * k + j] for k in range(3)) for i, j in ij)
+        # (written out: generator sums over nine entries cost more than the physics step)
+        a0, a1, a2, a3, a4, a5, a6, a7, a8 = rot2
+        b0, b1, b2, b3, b4, b5, b6, b7, b8 = rot
+        i0, i1, i2 = (
+            a0 * b0 + a1 * b1 + a2 * b2,
+            a0 * b3 + a1 * b4 + a2 * b5,
+            a0 * b6 + a1 * b7 + a2 * b8,
+        )
+        i3, i4, i5 = (
+            a3 * b0 + a4 * b1 + a5 * b2,
+            a3 * b3 + a4 * b4 + a5 * b5,
+            a3 * b6 + a4 * b7 + a5 * b8,
+        )
+        i6, i7, i8 = (
+            a6 * b0 + a7 * b1 + a8 * b2,
+            a6 * b3 + a7 * b4 + a8 * b5,
+            a6 * b6 + a7 * b7 + a8 * b8,
+        )
+        v0, v1, v2, v3, v4, v5, v6, v7, v8 = vrot
+        r = (
+            i0 * v0 + i1 * v3 + i2 * v6, i0 * v1 + i1 * v4 + i2 * v7, i0 * v2 + i1 * v5 + i2 * v8,
+            i3 * v0 + i4 * v3 + i5 * v6, i3 * v1 + i4 * v4 + i5 * v7, i3 * v2 + i4 * v5 + i5 * v8,
+            i6 * v0 + i7 * v3 + i8 * v6, i6 * v1 + i7 * v4 + i8 * v7, i6 * v2 + i7 * v5 + i8 * v8,
+        )  # fmt: skip
         return (vpos[0] + dpos[0], vpos[1] + dpos[1], z2), r
 
     def _solve(self, targets, pos, rot):

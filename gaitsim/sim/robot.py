@@ -42,7 +42,7 @@ def _flat(names) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sensed:
     """One reading of a robot's state (plain tuples and lists; world frame)."""
 
@@ -107,6 +107,7 @@ class Robot:
         self._index_joints()
         self._removed = False
         self._all_links = sorted(self.link_names)
+        self._mass_list = self._link_mass.tolist()
         self._foot_set = set(self._feet)
         self.set_gains()
         for f in self._feet:
@@ -316,9 +317,13 @@ class Robot:
             for c in p.getContactPoints(bodyA=body, bodyB=self.world.ground_id, physicsClientId=cid)
             if c[8] <= CONTACT_DISTANCE
         }
-        com = self._link_mass[0] * np.asarray(pos)
-        for m, st in zip(self._link_mass[1:], links, strict=True):
-            com = com + m * np.asarray(st[0])
+        # centre of mass in plain floats (numpy per link costs more than it saves here)
+        ms = self._mass_list
+        x, y, z = ms[0] * pos[0], ms[0] * pos[1], ms[0] * pos[2]
+        for m, st in zip(ms[1:], links, strict=True):
+            c = st[0]
+            x, y, z = x + m * c[0], y + m * c[1], z + m * c[2]
+        com = np.array((x / self.mass, y / self.mass, z / self.mass))
         return Sensed(
             position=pos,
             quaternion=quat,
@@ -328,7 +333,7 @@ class Robot:
             joint_velocities=[st[1] for st in states],
             joint_torques=[st[3] for st in states],
             feet=[links[f][4] for f in self._feet],
-            com=com / self.mass,
+            com=com,
             contacts=[f in touching for f in self._feet],
             body_contact=-1 in touching,
             leg_contact=bool(touching - self._foot_set - {-1}),

@@ -125,7 +125,8 @@ def simulate(
     )
     try:
         robot = Robot(world, entry)
-        ctl = GaitController(world, robot, kin, config, start=start)
+        horizon = start + speed * seconds * 1.05 + kin.cycle  # the run's whole reference
+        ctl = GaitController(world, robot, kin, config, start=start, horizon=horizon)
         n = round(seconds / ctl.dt)
         fell_at = None
         for k in range(n):
