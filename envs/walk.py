@@ -1,0 +1,443 @@
+"""WalkEnv: a gaitsim walker in PyBullet as a Gymnasium environment.
+
+The env composes three separate parts (DESIGN.md rule 3): the robot (the walker's URDF body
+driven by a GaitController), the arena (terrain, friction and the World built from them)
+and the task (command, reward, fall rule). Registered ids (see gaitsim/__init__.py) are
+keyword presets of this one class.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium as gym
+import numpy as np
+
+from gaitsim.geometry import geometry
+from gaitsim.sim.controller import BODY_MODES, ControlConfig, GaitController, world_substeps
+from gaitsim.sim.metrics import support_margin
+from gaitsim.sim.robot import Robot
+from gaitsim.sim.world import DisplayError, _display_available
+from gaitsim.terrain import Flat, Slope
+from gaitsim.urdf import joint_limits
+from gaitsim.walker import Walker, resolve_entry
+
+from . import rewards
+from .actions import ActionMap
+from .arena import Arena, GroundSpec
+from .observation import Observer, layout
+from .task import WalkTask
+
+DEFAULT_EPISODE_STEPS = 1000  # the registered TimeLimit (gaitsim.ENV_EPISODE_STEPS)
+REACH_MARGIN = 0.5  # m beyond the feet's home spread that rough ground must cover (as simulate)
+RENDER_SIZE = (480, 360)
+DROP_HEIGHT = 1000.0  # m above the ground: out of contact with any terrain
+RANDOMIZABLE = (
+    "speed_scale",
+    "start_phase",
+    "turn",
+    "yaw_rate_deg",
+    "slope_deg",
+    "uphill_heading_deg",
+    "roughness",
+    "friction",
+)
+
+
+def _drop_contacts(world, robot) -> None:
+    """Forget the robot's contact points before it is put back at the start.
+
+    Bullet keeps contact points (and their impulses, which warm-start the solver) across a
+    teleport when a foot lands where it touched before, so an episode would depend on the
+    last one. One physics step with the robot far above the ground drops them; the
+    controller's reset then sets the whole state (base, joints, velocities) again.
+    """
+    robot.reset_base((0.0, 0.0, DROP_HEIGHT))
+    world.step(1)
+
+
+class WalkEnv(gym.Env):
+    """Walk a gaitsim walker along a commanded path in PyBullet.
+
+    **Keyword arguments** (a "range" is a (low, high) tuple drawn uniformly each episode
+    from the env's generator, ``self.np_random`` after ``reset(seed=...)``):
+
+    - ``walker``: a built-in name ("fox", "hound", ...) or a gaitsim.catalog.Entry.
+    - ``speed_scale`` (or range): commanded speed = the gait's clip speed times this.
+    - ``start_phase`` (or range, in [0, 1]): where in the gait cycle (and along the path,
+      by that share of a cycle) the episode starts; (0, 1) spreads the initial states.
+    - ``terrain``: "flat", "slope" or "rough"; None infers it from ``slope_deg`` /
+      ``roughness``. ``slope_deg`` (or range, default 10 on a slope) and
+      ``uphill_heading_deg`` (or range, default 0: uphill along +x, the walking direction);
+      ``roughness`` (or range, m, default 0.02), ``roughness_wavelength`` (m),
+      ``terrain_seed`` and ``terrain_cell`` (m) of the rough heightfield, which is laid to
+      cover every commanded path for ``cover_steps`` control steps (default 1000, the
+      registered TimeLimit: the env cannot see its TimeLimit wrapper, so give both when
+      changing it; beyond the cover the ground ends and the walker falls off).
+    - ``friction`` (or range): the foot-ground friction coefficient.
+    - ``turn``: a signed turn radius in metres (or a range of one sign; 0 turns in place),
+      or a gaitsim.path Schedule / Arc / TurnInPlace / Straight; ``yaw_rate_deg`` (or range):
+      a yaw rate instead (deg/s).
+    - ``body``: "free", "assist" (virtual spring-damper on height, roll and pitch; bipeds
+      need it) or "kinematic"; ``distance_source``: "command" or "odometry";
+      ``control_hz`` (default 60) must divide ``sim_hz`` (240); ``solver_iterations``;
+      ``control_options``: further ControlConfig fields; ``walker_options``: Walker keywords.
+    - ``reward_weights``: a rewards.RewardWeights (or a dict of overrides).
+    - ``action_mode``: "prior" | "residual" | "modulate" | "joint" (see envs/actions.py),
+      with ``residual_scale`` (rad), ``modulate_residual`` and ``max_yaw_rate_deg``.
+    - ``run_metrics``: report the support margin in ``info`` (about 50 us a step).
+    - ``render_mode``: None, "rgb_array" (headless, PyBullet's tiny renderer, a camera
+      following the body; ``render_size`` pixels) or "human" (a PyBullet GUI; raises
+      DisplayError at construction where no display exists).
+
+    **Observation** (float32, 12 + 9 L values for L legs; the fox has 48):
+
+    ==================  ===============================================================
+    [0, 3)              gravity in the body frame (unit vector)
+    [3, 6)              body linear velocity in the body frame (m/s)
+    [6, 9)              body angular velocity in the body frame (rad/s)
+    [9, 10)             body height over the ground below it (m)
+    [10, 10+3L)         joint positions (rad), legs in catalog order, 3 joints each
+    [10+3L, 10+6L)      joint velocities (rad/s)
+    [10+6L, 10+7L)      sin(2 pi phase) per leg, phase = the leg's place in its gait cycle
+    [10+7L, 10+8L)      cos(2 pi phase) per leg
+    [10+8L, 10+9L)      foot contact flags (0 or 1)
+    [10+9L, 12+9L)      command: speed (m/s), yaw rate (rad/s) of the commanded path
+    ==================  ===============================================================
+
+    ``observation_layout`` gives these as slices. **Actions**: Box float32 in [-1, 1];
+    ``prior`` is zero-sized (Box(0,)): the gait alone.
+
+    **Reward**: ``progress`` (measured progress / commanded progress of the step) - ``slip``
+    (m slid by stance feet) - ``energy`` (|tau qdot| dt / m g) - ``tilt`` (1 - cos tilt)
+    - ``action_rate`` (|a - a_prev|^2) + ``alive``, each times its weight and reported as
+    ``info["reward_<term>"]`` (they sum to the reward).
+
+    **Episode end**: ``terminated`` on a fall (body-ground contact, tilt > 60 deg, or the
+    body below 0.4 of its standing height; ``info["fall"]`` says which); ``truncated`` by
+    the registered TimeLimit (1000 control steps, 16.7 s at 60 Hz).
+
+    **info**: the reward terms; the run so far: ``distance`` (m along the path), ``speed``
+    (m/s, mean), ``slip_mm`` (total stance-foot slide), ``shortfall_m`` (largest reach
+    shortfall), ``support_margin_m`` (smallest finite support margin, -inf before any;
+    left out with ``run_metrics=False``), ``tilt_deg`` (largest); and now: ``contacts`` (L bools),
+    ``commanded_speed``, ``commanded_yaw_rate``, ``fall``, ``t`` (s). ``reset`` adds ``params``:
+    the episode's drawn parameters. ``reset(options={...})`` overrides drawn parameters
+    (``speed_scale``, ``start_phase``, ``turn``, ``yaw_rate_deg``, ``slope_deg``,
+    ``uphill_heading_deg``, ``roughness``, ``friction``) with constants for that episode.
+    """
+
+    # every mode the class supports (gymnasium.make checks render_mode against it); an
+    # instance lists only the modes that work where it runs ("human" needs a display)
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 60}  # noqa: RUF012
+
+    def __init__(
+        self,
+        walker="fox",
+        *,
+        speed_scale=1.0,
+        start_phase=0.0,
+        terrain: str | None = None,
+        slope_deg=None,
+        uphill_heading_deg=None,
+        roughness=None,
+        roughness_wavelength: float = 0.5,
+        terrain_seed: int = 0,
+        terrain_cell: float = 0.04,
+        cover_steps: int = DEFAULT_EPISODE_STEPS,
+        friction=1.0,
+        turn=None,
+        yaw_rate_deg=None,
+        body: str = "free",
+        distance_source: str = "command",
+        control_hz: float = 60.0,
+        sim_hz: float = 240.0,
+        solver_iterations: int = 50,
+        control_options: dict | None = None,
+        walker_options: dict | None = None,
+        reward_weights=None,
+        action_mode: str = "prior",
+        residual_scale: float = 0.25,
+        modulate_residual: bool = False,
+        max_yaw_rate_deg: float = 45.0,
+        run_metrics: bool = True,
+        render_mode: str | None = None,
+        render_size=RENDER_SIZE,
+    ):
+        super().__init__()
+        if render_mode not in (None, "human", "rgb_array"):
+            raise ValueError(
+                f"render_mode must be None, 'human' or 'rgb_array', got {render_mode!r}"
+            )
+        display = _display_available()
+        if render_mode == "human" and not display:
+            raise DisplayError(
+                "WalkEnv(render_mode='human'): no display is available (DISPLAY is not set); "
+                "use render_mode='rgb_array' for headless frames, or run under a virtual "
+                "display: xvfb-run -a python ..."
+            )
+        self.render_mode = render_mode
+        self.render_size = tuple(int(v) for v in render_size)
+        if body not in BODY_MODES:
+            raise ValueError(f"body must be one of {', '.join(BODY_MODES)}, got {body!r}")
+        if not (math.isfinite(sim_hz) and sim_hz > 0):
+            raise ValueError(f"sim_hz must be positive, got {sim_hz!r}")
+        world_substeps(1.0 / sim_hz, control_hz)  # raises if control_hz does not divide sim_hz
+        self.config = ControlConfig(
+            control_hz=float(control_hz),
+            distance_source=distance_source,
+            body=body,
+            **dict(control_options or {}),
+        )
+        self.entry = resolve_entry(walker)
+        self.gait = self.entry.gait
+        geo = geometry(self.gait)
+        self.n_legs = self.gait.n_legs
+        self.standing_height = geo.hip_height + geo.foot_radius
+        self.mass = geo.total_mass
+        self._reach = float(np.max(np.abs(geo.homes[:, :2]))) + REACH_MARGIN
+        self._phase0 = [leg.phase for leg in self.gait.legs]
+        self.walker_options = dict(walker_options or {})
+        Walker(self.entry, **self.walker_options)  # check the options now, not at reset
+
+        self.task = WalkTask(
+            self.entry,
+            speed_scale=speed_scale,
+            start_phase=start_phase,
+            turn=turn,
+            yaw_rate_deg=yaw_rate_deg,
+            weights=reward_weights,
+        )
+        spec = GroundSpec.from_kwargs(
+            terrain,
+            slope_deg,
+            uphill_heading_deg,
+            roughness,
+            roughness_wavelength,
+            terrain_seed,
+            terrain_cell,
+            friction,
+        )
+        self.arena = Arena(
+            spec, sim_hz=sim_hz, solver_iterations=solver_iterations, gui=render_mode == "human"
+        )
+        self.actions = ActionMap(
+            action_mode,
+            3 * self.n_legs,
+            residual_scale=residual_scale,
+            modulate_residual=modulate_residual,
+            max_yaw_rate=math.radians(max_yaw_rate_deg),
+        )
+        self.action_mode = action_mode
+        self.action_space = self.actions.space
+        lo, hi = joint_limits(self.entry)
+        yaw_max = max(1.0, 1.5 * (self.task.yaw_rate_max() + self.actions.max_yaw_rate))
+        self.observer = Observer(
+            self.n_legs, lo, hi, self.standing_height, 1.5 * self.task.speed_max(), yaw_max
+        )
+        self.observation_space = self.observer.space
+        self.run_metrics = bool(run_metrics)
+        if not (isinstance(cover_steps, int) and cover_steps > 0):
+            raise ValueError(f"cover_steps must be a positive number of steps, got {cover_steps!r}")
+        self.cover_steps = cover_steps
+        # this instance's render modes: "human" only where a display exists
+        modes = ["rgb_array"] + (["human"] if display else [])
+        self.metadata = {**type(self).metadata, "render_modes": modes, "render_fps": control_hz}
+
+        self.robot: Robot | None = None
+        self.controller: GaitController | None = None
+        self.command = None
+        self._video = None
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def observation_layout(self) -> dict[str, slice]:
+        """Name -> slice of each block of the observation vector."""
+        return layout(self.n_legs)
+
+    @property
+    def world(self):
+        """The current episode's World (None before the first reset and after close)."""
+        return self.arena.world
+
+    @property
+    def dt(self) -> float:
+        """Seconds per env step: one control period."""
+        return 1.0 / self.config.control_hz
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        params = self.task.draw(rng)
+        params.update(self.arena.spec.draw(rng))
+        if options:
+            params.update(self._overrides(options, params))
+        cmd = self.task.command(params)
+        if options:
+            self._check_command(cmd)
+        if self.arena.spec.kind == "rough":
+            seconds = self.cover_steps / self.config.control_hz
+            reach = self.task.start_max() + self.task.speed_max() * seconds
+            self.arena.set_cover(self.task.cover_paths(), reach, self._reach)
+        world, rebuilt = self.arena.ground(params)
+        if rebuilt or self.robot is None:
+            self.robot = Robot(world, self.entry)
+            self.actions.bind(self.robot)
+            self.mass = self.robot.mass
+            self._video = None
+        else:
+            _drop_contacts(world, self.robot)
+        terrain = self.arena.terrain
+        kin = Walker(self.entry, terrain, cmd.path, cmd.speed_scale, **self.walker_options)
+        start = params["start_phase"] * kin.cycle
+        ctl = GaitController(world, self.robot, kin, self.config, record=False, start=start)
+        self.controller = ctl
+        self.command = cmd
+        self._height = _height_fn(terrain)
+        self._cycle = kin.cycle
+        self._sensed = ctl._last
+        self._progress = 0.0
+        self._prev_action = [0.0] * self.actions.size
+        self._slip = 0.0
+        self._short = 0.0
+        self._margin = math.inf  # smallest finite support margin so far
+        self._tilt_max = 0.0
+        self._fall = ""
+        self.params = dict(params)
+        obs, info = self._observe(self._sensed, ctl)
+        info["params"] = dict(params)
+        return obs, info
+
+    def _overrides(self, options: dict, params: dict) -> dict:
+        unknown = sorted(set(options) - set(RANDOMIZABLE))
+        if unknown:
+            raise ValueError(
+                f"reset options: unknown key(s) {', '.join(unknown)}; "
+                f"give any of {', '.join(RANDOMIZABLE)}"
+            )
+        out = {}
+        for k, v in options.items():
+            if k not in params:
+                raise ValueError(f"reset options: {k} does not apply to this env's terrain or turn")
+            if not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ValueError(f"reset options: {k} must be a finite number, got {v!r}")
+            out[k] = float(v)
+        return out
+
+    def _check_command(self, cmd) -> None:
+        """An overridden command must stay inside the observation space's bounds."""
+        k = self.observer.slices["command"].start
+        speed_max, yaw_max = float(self.observer.high[k]), float(self.observer.high[k + 1])
+        if cmd.speed > speed_max:
+            raise ValueError(
+                f"reset options: speed {cmd.speed:.3f} m/s exceeds the observation bound "
+                f"{speed_max:.3f} m/s; widen speed_scale at construction"
+            )
+        if cmd.curvature is not None and abs(cmd.yaw_rate(0.0)) > yaw_max:
+            raise ValueError(
+                f"reset options: yaw rate {cmd.yaw_rate(0.0):.3f} rad/s exceeds the observation "
+                f"bound {yaw_max:.3f} rad/s; widen turn or yaw_rate_deg at construction"
+            )
+
+    # ------------------------------------------------------------------ step
+    def step(self, action):
+        ctl = self.controller
+        if ctl is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        a = self.actions.clip(action)
+        prev = self._sensed
+        self.actions.step(ctl, a)
+        sensed = ctl._last
+        pos = sensed.position
+        height = pos[2] - self._height(pos[0], pos[1])
+        fall = self.task.fall(sensed, height, self.standing_height)
+        dt = ctl.dt
+        step_m = ctl.progress - self._progress
+        self._progress = ctl.progress
+        slip = rewards.slip(prev.feet, sensed.feet, prev.contacts, sensed.contacts)
+        values = {
+            "progress": rewards.progress(step_m, self.command.speed, dt),
+            "slip": slip,
+            "energy": rewards.energy(sensed.joint_torques, sensed.joint_velocities, dt, self.mass),
+            "tilt": rewards.tilt(sensed.quaternion),
+            "action_rate": rewards.action_rate(a, self._prev_action),
+            "alive": rewards.alive(bool(fall)),
+        }
+        reward, parts = self.task.score(values)
+        self._slip += slip
+        self._short = max(self._short, max(ctl.shortfall))
+        if self.run_metrics:
+            margin = support_margin(sensed.com[:2], [f[:2] for f in sensed.feet], sensed.contacts)
+            if math.isfinite(margin):  # as summarize(): steps with some foot down
+                self._margin = min(self._margin, margin)
+        self._sensed = sensed
+        self._prev_action = a
+        self._fall = fall
+        obs, info = self._observe(sensed, ctl, height)
+        info.update(parts)
+        return obs, reward, bool(fall), False, info
+
+    def _observe(self, sensed, ctl, height: float | None = None):
+        pos = sensed.position
+        if height is None:
+            height = pos[2] - self._height(pos[0], pos[1])
+        s = ctl.s
+        x = s / self._cycle
+        phases = [(x + p) % 1.0 for p in self._phase0]
+        cmd = self.command
+        yaw = cmd.yaw_rate(ctl.s_ref)
+        obs = self.observer.build(sensed, height, phases, sensed.contacts, cmd.speed, yaw)
+        qx, qy = sensed.quaternion[0], sensed.quaternion[1]
+        tilt = math.degrees(math.acos(max(-1.0, min(1.0, 1.0 - 2.0 * (qx * qx + qy * qy)))))
+        self._tilt_max = max(self._tilt_max, tilt)
+        t = ctl.t
+        info = {
+            "distance": ctl.progress,
+            "speed": ctl.progress / t if t > 0 else 0.0,
+            "slip_mm": 1000.0 * self._slip,
+            "shortfall_m": self._short,
+            "tilt_deg": self._tilt_max,
+            "contacts": np.array(sensed.contacts, dtype=bool),
+            "commanded_speed": cmd.speed,
+            "commanded_yaw_rate": yaw,
+            "fall": self._fall,
+            "t": t,
+        }
+        if self.run_metrics:
+            info["support_margin_m"] = self._margin if self._margin < math.inf else -math.inf
+        return obs, info
+
+    # ------------------------------------------------------------------ render / close
+    def render(self):
+        if self.render_mode != "rgb_array":
+            return None  # "human": the GUI draws itself
+        if self.controller is None:
+            raise gym.error.ResetNeeded("call reset() before render()")
+        if self._video is None:
+            from gaitsim.sim.video import VideoRecorder
+
+            fps = self.metadata["render_fps"]
+            self._video = VideoRecorder(self.world, self.robot, fps=fps, size=self.render_size)
+        self._video.robot = self.robot
+        return self._video.render()
+
+    def close(self):
+        """Release the physics client; calling it again does nothing."""
+        self.controller = None
+        self.robot = None
+        self._video = None
+        self.arena.close()
+        super().close()
+
+
+def _height_fn(terrain):
+    """A fast scalar ground height z(x, y) for the terrain (it runs every step)."""
+    if isinstance(terrain, Flat):
+        level = float(terrain.level)
+        return lambda x, y: level
+    if isinstance(terrain, Slope):
+        gx, gy = (float(v) for v in terrain.grade)
+        ox, oy = terrain.origin
+        return lambda x, y: gx * (x - ox) + gy * (y - oy)
+    return lambda x, y: float(terrain.height(x, y))
