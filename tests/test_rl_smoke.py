@@ -1,0 +1,28 @@
+"""The RL baseline path, tiny: PPO trains a few hundred steps on the gait-prior env and the
+evaluation reports every figure the baseline table needs (the full grid is
+experiments/rl/run_baselines.py)."""
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("stable_baselines3", reason="rl extra not installed")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments" / "rl"))
+
+import train
+
+
+@pytest.mark.parametrize("mode", ["residual", "prior"])
+def test_ppo_smoke_run_writes_a_learning_curve(tmp_path, mode):
+    s = train.train("fox", "flat", mode, 0, 256, tmp_path, eval_every=128, eval_episodes=1)
+    for key in ("return", "distance_m", "speed_ratio", "slip_mm", "falls_per_episode"):
+        assert key in s
+    rows = list(csv.DictReader(open(tmp_path / f"fox_flat_{mode}_s0.csv")))
+    assert rows and int(rows[-1]["steps"]) == (0 if mode == "prior" else 256)
+    assert json.loads((tmp_path / f"fox_flat_{mode}_s0.json").read_text())["mode"] == mode
+    # the gait prior walks from the first step: a residual policy starts near it
+    assert s["distance_m"] > 0.5 * 0.375 * train.EPISODE_STEPS / 60
