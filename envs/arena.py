@@ -148,7 +148,7 @@ def reusable(terrain) -> bool:
     pairs their order (and so the rollout) depends on earlier episodes: rough ground is
     rebuilt each episode until World turns that option on (``World.DETERMINISTIC_PAIRS``).
     """
-    return not isinstance(terrain, Rough) or bool(getattr(World, "DETERMINISTIC_PAIRS", False))
+    return not isinstance(terrain, Rough) or World.DETERMINISTIC_PAIRS
 
 
 class Arena:
@@ -189,13 +189,15 @@ class Arena:
     def ground(self, params: dict) -> tuple[World, bool]:
         """The World for this episode's ground, and whether it was (re)built."""
         terrain = self._laid(self.spec.terrain(params))
-        key = (terrain, params["friction"])
+        key = terrain
         if (
             self.world is not None
             and not self.world.closed
             and key == self._key
             and reusable(terrain)
         ):
+            if self.world.friction != params["friction"]:
+                self.world.set_friction(params["friction"])  # no rebuild for a new friction
             return self.world, False
         self.close()  # one GUI at a time; free the old client before the new one
         self.world = World(

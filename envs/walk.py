@@ -17,7 +17,7 @@ from gaitsim.geometry import geometry
 from gaitsim.sim.controller import BODY_MODES, ControlConfig, GaitController, world_substeps
 from gaitsim.sim.metrics import support_margin
 from gaitsim.sim.robot import Robot
-from gaitsim.sim.world import DisplayError, _display_available
+from gaitsim.sim.world import DisplayError, display_available
 from gaitsim.terrain import Flat, Slope
 from gaitsim.urdf import joint_limits
 from gaitsim.walker import Walker, resolve_entry
@@ -169,7 +169,7 @@ class WalkEnv(gym.Env):
             raise ValueError(
                 f"render_mode must be None, 'human' or 'rgb_array', got {render_mode!r}"
             )
-        display = _display_available()
+        display = display_available()
         if render_mode == "human" and not display:
             raise DisplayError(
                 "WalkEnv(render_mode='human'): no display is available (DISPLAY is not set); "
@@ -296,7 +296,7 @@ class WalkEnv(gym.Env):
         self.command = cmd
         self._height = _height_fn(terrain)
         self._cycle = kin.cycle
-        self._sensed = ctl._last
+        self._sensed = ctl.sensed
         self._progress = 0.0
         self._prev_action = [0.0] * self.actions.size
         self._slip = 0.0
@@ -348,7 +348,7 @@ class WalkEnv(gym.Env):
         a = self.actions.clip(action)
         prev = self._sensed
         self.actions.step(ctl, a)
-        sensed = ctl._last
+        sensed = ctl.sensed
         pos = sensed.position
         height = pos[2] - self._height(pos[0], pos[1])
         fall = self.task.fall(sensed, height, self.standing_height)

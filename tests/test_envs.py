@@ -421,10 +421,11 @@ def test_the_world_is_reused_while_the_ground_is_unchanged():
         env.reset(seed=seed)
     assert env.unwrapped.arena.builds == 1
     env.close()
-    env = make("gaitsim/Walk-v0", friction=(0.8, 1.2))  # World has no friction setter
+    env = make("gaitsim/Walk-v0", friction=(0.8, 1.2))  # a new friction is set, not rebuilt
     for seed in range(3):
-        env.reset(seed=seed)
-    assert env.unwrapped.arena.builds == 3
+        _, info = env.reset(seed=seed)
+        assert env.unwrapped.arena.world.friction == info["params"]["friction"]
+    assert env.unwrapped.arena.builds == 1
     env.close()
 
 

@@ -284,6 +284,11 @@ class GaitController:
         self._last_yaw = yaw_of(self._last.quaternion)
         self._inertia = self.robot.tilt_inertia()
 
+    @property
+    def sensed(self):
+        """The robot's state as read after the last control step (a Sensed)."""
+        return self._last
+
     # ------------------------------------------------------------------ modulation
     def _ref(self, s: float):
         """The reference body at distance ``s``, turned by the accumulated steering."""

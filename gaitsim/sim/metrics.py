@@ -7,6 +7,7 @@ of legs.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -23,56 +24,69 @@ def support_margin(com_xy, feet_xy, contacts) -> float:
 
     Positive inside the convex hull of the contact points, negative outside; with fewer
     than three contacts the polygon is a segment or a point and the margin is minus the
-    distance to it (no contact at all: -inf).
+    distance to it (no contact at all: -inf). Plain floats: it runs every control step in
+    the Gymnasium env, on at most a few feet.
     """
-    pts = np.asarray(feet_xy, float)[np.asarray(contacts, bool)]
-    c = np.asarray(com_xy, float)
-    if len(pts) == 0:
+    c = (float(com_xy[0]), float(com_xy[1]))
+    pts = sorted(
+        {(float(p[0]), float(p[1])) for p, on in zip(feet_xy, contacts, strict=True) if on}
+    )
+    if not pts:
         return -math.inf
     if len(pts) == 1:
-        return -float(np.linalg.norm(c - pts[0]))
-    hull = _convex_hull(pts)
+        return -math.hypot(c[0] - pts[0][0], c[1] - pts[0][1])
+    hull = _hull(pts)
     if len(hull) < 3:  # collinear
         return -_distance_to_polyline(c, hull)
-    d = _distance_to_polyline(c, np.vstack([hull, hull[:1]]))
+    d = _distance_to_polyline(c, [*hull, hull[0]])
     return d if _inside_convex(c, hull) else -d
 
 
-def _convex_hull(pts: np.ndarray) -> np.ndarray:
-    """Andrew's monotone chain; counter-clockwise hull without repeated end point."""
-    p = np.unique(pts, axis=0)
+def _cross(o, a, b) -> float:
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+def _hull(p: list) -> list:
+    """Andrew's monotone chain over sorted, distinct points; counter-clockwise, no repeat."""
     if len(p) <= 2:
-        return p
-
-    def cross(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
+        return list(p)
     lower: list = []
     for q in p:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], q) <= 0:
+        while len(lower) >= 2 and _cross(lower[-2], lower[-1], q) <= 0:
             lower.pop()
         lower.append(q)
     upper: list = []
-    for q in p[::-1]:
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], q) <= 0:
+    for q in reversed(p):
+        while len(upper) >= 2 and _cross(upper[-2], upper[-1], q) <= 0:
             upper.pop()
         upper.append(q)
-    return np.array(lower[:-1] + upper[:-1])
+    return lower[:-1] + upper[:-1]
+
+
+def _convex_hull(pts) -> np.ndarray:
+    """The convex hull of an (n, 2) array, counter-clockwise, as an array."""
+    p = sorted({(float(x), float(y)) for x, y in np.asarray(pts, float)})
+    return np.array(_hull(p))
 
 
 def _distance_to_polyline(c, pts) -> float:
     if len(pts) == 1:
-        return float(np.linalg.norm(c - pts[0]))
-    a, b = pts[:-1], pts[1:]
-    ab = b - a
-    t = np.clip(np.sum((c - a) * ab, axis=1) / np.maximum(np.sum(ab * ab, axis=1), 1e-300), 0, 1)
-    return float(np.min(np.linalg.norm(a + t[:, None] * ab - c, axis=1)))
+        return math.hypot(c[0] - pts[0][0], c[1] - pts[0][1])
+    best = math.inf
+    for (ax, ay), (bx, by) in itertools.pairwise(pts):
+        abx, aby = bx - ax, by - ay
+        n2 = abx * abx + aby * aby
+        t = (
+            0.0
+            if n2 <= 1e-300
+            else min(1.0, max(0.0, ((c[0] - ax) * abx + (c[1] - ay) * aby) / n2))
+        )
+        best = min(best, math.hypot(ax + t * abx - c[0], ay + t * aby - c[1]))
+    return best
 
 
 def _inside_convex(c, hull) -> bool:
-    a, b = hull, np.roll(hull, -1, axis=0)
-    cross = (b[:, 0] - a[:, 0]) * (c[1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[0] - a[:, 0])
-    return bool(np.all(cross >= 0))
+    return all(_cross(a, b, c) >= 0 for a, b in zip(hull, [*hull[1:], hull[0]], strict=True))
 
 
 def stance_slips(feet, contacts, *, net: bool = False) -> list[np.ndarray]:

@@ -28,7 +28,7 @@ class DisplayError(RuntimeError):
     """A GUI was requested but no display is available."""
 
 
-def _display_available() -> bool:
+def display_available() -> bool:
     """True unless we are on Linux/BSD without an X display (where p.GUI kills the process)."""
     if sys.platform.startswith(("win", "darwin")):
         return True
@@ -70,9 +70,14 @@ def heightfield(grid, cell: float, origin, *, client: int) -> tuple[int, list[fl
 class World:
     """A PyBullet client with gravity, a fixed time step and a ground matching ``terrain``.
 
+    Contacts are paired deterministically (``DETERMINISTIC_PAIRS``), so a world reused for
+    another episode behaves exactly like a new one.
+
     ``client`` is the pybullet client id, ``dt`` the time step (s), ``ground_id`` the ground
     body, ``terrain`` the terrain it was built from (``Flat()`` by default).
     """
+
+    DETERMINISTIC_PAIRS = True
 
     def __init__(
         self,
@@ -88,7 +93,7 @@ class World:
         self._open = False
         if not (math.isfinite(time_step) and time_step > 0):
             raise ValueError(f"time_step must be a positive number of seconds, got {time_step!r}")
-        if gui and not _display_available():
+        if gui and not display_available():
             raise DisplayError(
                 "World(gui=True): no display is available (DISPLAY is not set); run headless "
                 "with gui=False, or under a virtual display: xvfb-run -a python ..."
@@ -107,8 +112,12 @@ class World:
             cid = self.client
             p.setTimeStep(self.dt, physicsClientId=cid)
             p.setGravity(0.0, 0.0, -float(gravity), physicsClientId=cid)
+            # deterministic overlapping pairs: the solver meets contacts in the same order
+            # whatever happened before, so a reused world replays an episode exactly
             p.setPhysicsEngineParameter(
-                numSolverIterations=int(solver_iterations), physicsClientId=cid
+                numSolverIterations=int(solver_iterations),
+                deterministicOverlappingPairs=1,
+                physicsClientId=cid,
             )
             self.ground_id = self._build_ground(self.terrain)
             p.changeDynamics(self.ground_id, -1, lateralFriction=self.friction, physicsClientId=cid)
@@ -172,6 +181,15 @@ class World:
                     out[start + k] = hit[3][2]
         return out.reshape(xy.shape[:-1])
 
+    def set_friction(self, friction: float) -> None:
+        """Change the ground's friction coefficient (feet have 1.0, so this is the pair's)."""
+        if not (math.isfinite(friction) and friction > 0):
+            raise ValueError(f"friction must be a positive number, got {friction!r}")
+        self.friction = float(friction)
+        p.changeDynamics(
+            self.ground_id, -1, lateralFriction=self.friction, physicsClientId=self.client
+        )
+
     # ------------------------------------------------------------------ time
     def step(self, n: int = 1) -> None:
         """Advance the simulation by ``n`` fixed time steps."""
@@ -224,3 +242,6 @@ class World:
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"client {self.client}"
         return f"World({self.terrain.describe()}, {state}, t={self.time:.3f} s)"
+
+
+_display_available = display_available  # the old private name
