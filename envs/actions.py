@@ -71,8 +71,8 @@ class ActionMap:
 
     def clip(self, action) -> list[float]:
         """The action as a list of floats clipped to [-1, 1]; checks its shape and values."""
-        if action is None and self.size == 0:
-            return []
+        if self.size == 0 and (action is None or np.shape(action) == (0,)):
+            return []  # prior: nothing to check or clip
         a = np.asarray(action, dtype=np.float64)
         if a.shape != (self.size,):
             raise ValueError(

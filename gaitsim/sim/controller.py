@@ -161,7 +161,13 @@ class ReferenceTable:
         a, b = self.pos[i], self.pos[i + 1]
         ra, rb = self.rot[i], self.rot[i + 1]
         pos = (a[0] + w * (b[0] - a[0]), a[1] + w * (b[1] - a[1]), a[2] + w * (b[2] - a[2]))
-        rot = tuple(x + w * (y - x) for x, y in zip(ra, rb, strict=True))
+        r0, r1, r2, r3, r4, r5, r6, r7, r8 = ra
+        s0, s1, s2, s3, s4, s5, s6, s7, s8 = rb
+        rot = (
+            r0 + w * (s0 - r0), r1 + w * (s1 - r1), r2 + w * (s2 - r2),
+            r3 + w * (s3 - r3), r4 + w * (s4 - r4), r5 + w * (s5 - r5),
+            r6 + w * (s6 - r6), r7 + w * (s7 - r7), r8 + w * (s8 - r8),
+        )  # fmt: skip
         h = self.heading[i] + w * (self.heading[i + 1] - self.heading[i])
         return pos, rot, h, self.moves[i]
 
