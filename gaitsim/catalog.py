@@ -7,6 +7,7 @@ permutation done here and nowhere else, so a load/save round trip is exact.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -454,16 +455,16 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write data to path via a temporary file and rename: no half-written file survives."""
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike, suffix: str = ".tmp"):
+    """Yield a temporary path beside ``path``; on success it replaces ``path``, on any
+    failure it is removed and ``path`` is left as it was (no half-written file)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        yield Path(tmp)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give files the usual mode
         os.replace(tmp, path)
     except BaseException:
@@ -472,6 +473,14 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write data to path via a temporary file and rename: no half-written file survives."""
+    with atomic_output(path) as tmp, open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:

@@ -172,6 +172,15 @@ class ReferenceTable:
         return pos, rot, h, self.moves[i]
 
 
+def _yawed(r, c: float, s: float) -> tuple:
+    """Rz(angle) @ R for a row-major rotation R, given cos and sin of the angle."""
+    return (
+        c * r[0] - s * r[3], c * r[1] - s * r[4], c * r[2] - s * r[5],
+        s * r[0] + c * r[3], s * r[1] + c * r[4], s * r[2] + c * r[5],
+        r[6], r[7], r[8],
+    )  # fmt: skip
+
+
 def quat_from_rot(r) -> tuple[float, float, float, float]:
     """Row-major 3x3 rotation (9 floats, re-orthogonalized by the formula) -> (x, y, z, w)."""
     m00, m01, m02, m10, m11, m12, m20, m21, m22 = r
@@ -303,18 +312,7 @@ class GaitController:
         if sn == 0.0 and c == 1.0 and tx == 0.0 and ty == 0.0:
             return pos, rot, heading, moves
         pos = (c * pos[0] - sn * pos[1] + tx, sn * pos[0] + c * pos[1] + ty, pos[2])
-        rot = (
-            c * rot[0] - sn * rot[3],
-            c * rot[1] - sn * rot[4],
-            c * rot[2] - sn * rot[5],
-            sn * rot[0] + c * rot[3],
-            sn * rot[1] + c * rot[4],
-            sn * rot[2] + c * rot[5],
-            rot[6],
-            rot[7],
-            rot[8],
-        )
-        return pos, rot, heading + math.atan2(sn, c), moves
+        return pos, _yawed(rot, c, sn), heading + math.atan2(sn, c), moves
 
     def _steer_xy(self, x: float, y: float) -> tuple[float, float]:
         c, sn, tx, ty = self._steer
@@ -445,20 +443,8 @@ class GaitController:
         x = mx + a * (pos[0] - mx)
         y = my + a * (pos[1] - my)
         dyaw = a * wrap(heading - myaw) + wrap(myaw - heading)  # yaw_v - heading
-        c, s_ = math.cos(dyaw), math.sin(dyaw)
-        # R_v = Rz(dyaw) @ R_ref: the reference attitude turned to the virtual yaw
-        r = (
-            c * rot[0] - s_ * rot[3],
-            c * rot[1] - s_ * rot[4],
-            c * rot[2] - s_ * rot[5],
-            s_ * rot[0] + c * rot[3],
-            s_ * rot[1] + c * rot[4],
-            s_ * rot[2] + c * rot[5],
-            rot[6],
-            rot[7],
-            rot[8],
-        )
-        return (x, y, pos[2]), r
+        # the reference attitude turned to the virtual yaw
+        return (x, y, pos[2]), _yawed(rot, math.cos(dyaw), math.sin(dyaw))
 
     @staticmethod
     def _virtual_body_moved(vpos, vrot, rot, rot2, dpos, z2):

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pybullet as p
 
+from ..catalog import atomic_output
 from ..terrain import Rough
 from .robot import Robot
 from .world import World
@@ -155,22 +156,11 @@ class VideoRecorder:
         suffix = check_format(path)
         if not self.frames:
             raise VideoError("no frames were captured; nothing to save")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp{suffix}", dir=path.parent)
-        os.close(fd)
-        try:
+        with atomic_output(path, suffix=f".tmp{suffix}") as tmp:
             if suffix == ".gif":
-                self._save_gif(tmp, on_frame)
+                self._save_gif(str(tmp), on_frame)
             else:
-                self._save_mp4(tmp, on_frame)
-            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
+                self._save_mp4(str(tmp), on_frame)
         return path
 
     def _frames(self, on_frame):
@@ -262,9 +252,3 @@ def _rough_stand_in(world: World) -> int:
     p.changeVisualShape(body, -1, textureUniqueId=texture, physicsClientId=cid)
     p.changeVisualShape(world.ground_id, -1, rgbaColor=[1, 1, 1, 0], physicsClientId=cid)
     return body
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
