@@ -19,7 +19,7 @@ import numpy as np
 
 from gaitsim import foot_targets, load_catalog
 from gaitsim.geometry import geometry
-from gaitsim.ik import KNEE_BACK, KNEE_UP, leg_ik
+from gaitsim.ik import leg_ik, leg_ik_one
 
 CHUNK = 32768  # distances per vectorized call: keeps the temporaries in cache
 
@@ -35,7 +35,8 @@ def vectorized(gait, geo, distances):
 
 
 def loop(gait, geo, distances):
-    """The same maths, one leg at a time, with the math module."""
+    """The same maths, one leg at a time: the seed's foot target in plain floats and the
+    library's scalar IK (``leg_ik_one``, the control loop's)."""
     cycle = gait.stride / gait.duty
     ch = geo.chain
     legs = [
@@ -63,21 +64,7 @@ def loop(gait, geo, distances):
                 s = u * u * (3 - 2 * u)
                 x = home[0] + gait.stride * (s - 0.5)
                 z = home[2] + gait.lift * math.sin(math.pi * s)
-            vx, vy, vz = x - mount[0], home[1] - mount[1], z - H - mount[2]
-            if kind == KNEE_UP:
-                c0, s0 = math.cos(yaw0), math.sin(yaw0)
-                lx, ly = c0 * vx + s0 * vy, -s0 * vx + c0 * vy
-                q1, a, b = math.atan2(ly, lx), math.hypot(lx, ly), vz
-            else:
-                q1, a, b = math.atan2(vy, -vz), math.hypot(vy, vz), vx
-            dist = min(max(math.hypot(a, b), abs(l1 - l2) + 1e-4), l1 + l2 - 1e-4)
-            ck = (l1 * l1 + l2 * l2 - dist * dist) / (2 * l1 * l2)
-            ch_ = (l1 * l1 + dist * dist - l2 * l2) / (2 * l1 * dist)
-            knee = math.acos(max(-1.0, min(1.0, ck)))
-            hip = math.acos(max(-1.0, min(1.0, ch_)))
-            sign = -1.0 if kind == KNEE_BACK else 1.0
-            thigh = math.atan2(b, a) + sign * hip
-            q = (q1, -thigh, sign * (math.pi - knee))
+            q = leg_ik_one(mount, l1, l2, kind, yaw0, x, home[1], z - H)[:3]
     return q
 
 
