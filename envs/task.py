@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaitsim.path import Arc, Schedule, Straight, TurnInPlace
-from gaitsim.sim.metrics import FALL_HEIGHT_FRACTION, FALL_TILT_DEG
+from gaitsim.sim.metrics import fall_reason
 from gaitsim.sim.run import make_path
 from gaitsim.validate import turn_radius as natural_turn_radius
 
@@ -22,7 +22,6 @@ from .params import Param, check_param, draw, extremes, span
 
 PATH_TYPES = (Straight, Arc, TurnInPlace, Schedule)
 COVER_SAMPLES = 9  # paths per randomized turn used to lay rough ground under all of them
-_COS_FALL = math.cos(math.radians(FALL_TILT_DEG))
 
 
 @dataclass(frozen=True)
@@ -155,18 +154,8 @@ class WalkTask:
         """The reward of one step and its parts ``reward_<term>``."""
         return rewards.combine(values, self.weights)
 
-    @staticmethod
-    def fall(sensed, height: float, standing_height: float) -> str:
-        """Why the walker has fallen ('' if it has not): the body touches the ground, tilts
-        beyond FALL_TILT_DEG or sinks below FALL_HEIGHT_FRACTION of its standing height."""
-        if sensed.body_contact:
-            return "body_contact"
-        x, y = sensed.quaternion[0], sensed.quaternion[1]
-        if 1.0 - 2.0 * (x * x + y * y) < _COS_FALL:
-            return "tilt"
-        if height < FALL_HEIGHT_FRACTION * standing_height:
-            return "height"
-        return ""
+    # the one fall rule, shared with gaitsim.sim.run
+    fall = staticmethod(fall_reason)
 
 
 def _constant_curvature(path) -> float | None:

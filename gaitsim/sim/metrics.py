@@ -19,6 +19,24 @@ FALL_HEIGHT_FRACTION = 0.4  # ... or the body below this share of its standing h
 GRAVITY = 9.81
 
 
+_COS_FALL = math.cos(math.radians(FALL_TILT_DEG))
+
+
+def fall_reason(sensed, height: float, standing_height: float) -> str:
+    """Why the walker has fallen ('' if it has not), from one Sensed reading: the body
+    touches the ground, tilts beyond FALL_TILT_DEG, or sinks below FALL_HEIGHT_FRACTION of
+    its standing height (``height`` is the body's height over the ground). The one fall
+    rule of runs, envs and ``summarize``."""
+    if sensed.body_contact:
+        return "body_contact"
+    x, y = sensed.quaternion[0], sensed.quaternion[1]
+    if 1.0 - 2.0 * (x * x + y * y) < _COS_FALL:  # the body z axis's world z component
+        return "tilt"
+    if height < FALL_HEIGHT_FRACTION * standing_height:
+        return "height"
+    return ""
+
+
 def support_margin(com_xy, feet_xy, contacts) -> float:
     """Signed distance (m) from the CoM projection to the support polygon of feet in contact.
 

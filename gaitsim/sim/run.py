@@ -20,7 +20,7 @@ from ..terrain import Flat, Rough
 from ..validate import turn_radius as natural_turn_radius
 from ..walker import Walker, resolve_entry
 from .controller import ControlConfig, GaitController
-from .metrics import summarize
+from .metrics import fall_reason, summarize
 from .robot import Robot
 from .world import World
 
@@ -182,11 +182,7 @@ def resolve_geometry(entry):
 
 
 def _fallen(ctl: GaitController, walker: Walker) -> bool:
-    from .metrics import FALL_HEIGHT_FRACTION, FALL_TILT_DEG, tilt_deg
-
-    s = ctl._last
-    if s.body_contact or tilt_deg(np.array(s.quaternion)) > FALL_TILT_DEG:
-        return True
-    ground = float(walker.terrain.height(s.position[0], s.position[1]))
+    s = ctl.sensed
+    height = s.position[2] - float(walker.terrain.height(s.position[0], s.position[1]))
     stand = walker.geometry.hip_height + walker.geometry.foot_radius
-    return s.position[2] - ground < FALL_HEIGHT_FRACTION * stand
+    return bool(fall_reason(s, height, stand))
