@@ -101,11 +101,20 @@ def test_local_sweep_writes_one_row_per_episode_and_resumes(tmp_path):
 
 
 def _children(pid: int) -> list[int]:
+    """Child processes still running (a finished child waiting to be reaped is left out:
+    killing it would not interrupt a cell)."""
     out = []
     for task in Path(f"/proc/{pid}/task").iterdir():
         text = (task / "children").read_text().split()
         out += [int(x) for x in text]
-    return out
+    return [k for k in out if _running(k)]
+
+
+def _running(pid: int) -> bool:
+    try:  # /proc/<pid>/stat: "pid (comm) state ..."
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
@@ -140,7 +149,7 @@ def test_a_killed_worker_loses_only_its_cell(tmp_path):
         kids = _children(proc.pid) if proc.poll() is None else []
         done = list((out / "cells").glob("*.json")) if (out / "cells").exists() else []
         if kids and done:  # a cell has finished and others are running: kill one mid-cell
-            killed = kids[0]
+            killed = max(kids)  # the newest: the furthest from the end of its cell
             os.kill(killed, signal.SIGKILL)
         time.sleep(0.05)
     _, stderr = proc.communicate(timeout=180)
