@@ -1,6 +1,6 @@
 """Gymnasium env throughput: env.step against the physics it contains, per walker, vectorized.
 
-Run: python benchmarks/bench_envs.py [--quick] [--json]
+Run: python benchmarks/bench_envs.py [--quick] [--json] [--only ratio|walkers|vector]
 
 Everything is measured in one process and one run, so the ratios hold on a noisy machine:
 
@@ -233,12 +233,21 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument(
+        "--only",
+        choices=("ratio", "walkers", "vector"),
+        help="run one part (default: all three)",
+    )
     args = ap.parse_args(argv)
     cfg = QUICK if args.quick else FULL
     t0 = time.perf_counter()
-    ratio = bench_ratio(cfg["blocks"], cfg["block_steps"], cfg["warmup"])
-    walkers = bench_walkers(cfg["walker_steps"])
-    vector = bench_vector(cfg["vec_steps"])
+
+    def run(part: str) -> bool:
+        return args.only in (None, part)
+
+    ratio = bench_ratio(cfg["blocks"], cfg["block_steps"], cfg["warmup"]) if run("ratio") else None
+    walkers = bench_walkers(cfg["walker_steps"]) if run("walkers") else None
+    vector = bench_vector(cfg["vec_steps"]) if run("vector") else None
     result = {
         "quick": args.quick,
         "ratio": ratio,
@@ -250,7 +259,17 @@ def main(argv=None) -> int:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    r = ratio
+    if ratio is not None:
+        print_ratio(ratio)
+    if walkers is not None:
+        print_walkers(walkers)
+    if vector is not None:
+        print_vector(vector)
+    print(f"({result['wall_s']:.0f} s)")
+    return 0
+
+
+def print_ratio(r: dict) -> None:
     print(
         f"env.step vs the physics it contains (fox, Walk-v0, prior, {r['substeps_per_step']} "
         f"substeps/step, median of {r['blocks']} interleaved blocks of {r['steps_per_block']} "
@@ -266,6 +285,9 @@ def main(argv=None) -> int:
     print(table(rows, ["what", "us/step", "physics / it"]))
     verdict = "meets" if r["meets_goal"] else "misses"
     print(f"ratio {r['ratio_env']:.2f} {verdict} the goal >= {RATIO_GOAL}\n")
+
+
+def print_walkers(walkers: list[dict]) -> None:
     print(
         table(
             [
@@ -275,15 +297,16 @@ def main(argv=None) -> int:
             ["walker (preset, mode)", "steps/s", "sim s / s", "episodes"],
         )
     )
-    v = vector
+    print()
+
+
+def print_vector(v: dict) -> None:
     print(
-        f"\nAsyncVectorEnv, 2 workers: {v['async_2_workers_env_steps_per_s']:.0f} env steps/s "
+        f"AsyncVectorEnv, 2 workers: {v['async_2_workers_env_steps_per_s']:.0f} env steps/s "
         f"vs {v['single_env_steps_per_s']:.0f} for one env in this process: speed-up "
         f"{v['speedup']:.2f} on {v['cores']} cores ({v['speedup_over_1_worker']:.2f} over "
         f"1 worker, {v['async_1_worker_env_steps_per_s']:.0f} env steps/s)"
     )
-    print(f"({result['wall_s']:.0f} s)")
-    return 0
 
 
 if __name__ == "__main__":

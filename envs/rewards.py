@@ -84,7 +84,10 @@ def slip(prev_feet, feet, prev_contacts, contacts) -> float:
 
 def energy(torques, velocities, dt: float, mass: float) -> float:
     """Mechanical joint work this step, |tau qdot| dt summed, over the weight m g (metres)."""
-    work = sum(abs(t * v) for t, v in zip(torques, velocities, strict=True)) * dt
+    work = 0.0
+    for t, v in zip(torques, velocities, strict=True):
+        work += abs(t * v)
+    work *= dt
     return work / (mass * GRAVITY)
 
 
@@ -104,13 +107,20 @@ def alive(fallen: bool) -> float:
     return 0.0 if fallen else 1.0
 
 
-def combine(values: dict[str, float], weights: RewardWeights) -> tuple[float, dict[str, float]]:
+def signed_weights(weights: RewardWeights) -> tuple[tuple[str, str, float], ...]:
+    """(term, info key, sign * weight) in TERMS order: what ``combine`` applies each step."""
+    return tuple((name, f"reward_{name}", SIGNS[name] * getattr(weights, name)) for name in TERMS)
+
+
+def combine(values: dict[str, float], weights) -> tuple[float, dict[str, float]]:
     """The reward and its parts ``{"reward_<term>": sign * weight * value}``; the reward is
-    the parts added in TERMS order, so the parts sum to it."""
+    the parts added in TERMS order, so the parts sum to it. ``weights``: a RewardWeights,
+    or its ``signed_weights`` (worked out once per env, not every step)."""
+    signed = signed_weights(weights) if isinstance(weights, RewardWeights) else weights
     parts = {}
     total = 0.0
-    for name in TERMS:
-        v = SIGNS[name] * getattr(weights, name) * values[name]
-        parts[f"reward_{name}"] = v
+    for name, key, k in signed:
+        v = k * values[name]
+        parts[key] = v
         total += v
     return total, parts

@@ -52,7 +52,8 @@ class WalkTask:
 
     def __init__(self, entry, *, speed_scale, start_phase, turn, yaw_rate_deg, weights):
         self.entry = entry
-        self.weights = rewards.RewardWeights.of(weights)
+        self._weights = rewards.RewardWeights.of(weights)
+        self._signed = rewards.signed_weights(self._weights)
         self.speed_scale = check_param("speed_scale", speed_scale, positive=True)
         self.start_phase = check_param("start_phase", start_phase)
         if not all(0.0 <= v <= 1.0 for v in extremes(self.start_phase)):
@@ -79,6 +80,11 @@ class WalkTask:
                 raise ValueError(f"yaw_rate_deg: must be finite, got {yaw_rate_deg!r}")
             self.yaw_rate_deg = y
         self.clip_speed = entry.gait.clip_speed
+
+    @property
+    def weights(self) -> rewards.RewardWeights:
+        """The reward weights (fixed for the task's life: build a new env to change them)."""
+        return self._weights
 
     # ------------------------------------------------------------------ episodes
     def draw(self, rng) -> dict[str, float]:
@@ -152,7 +158,7 @@ class WalkTask:
     # ------------------------------------------------------------------ a step
     def score(self, values: dict[str, float]) -> tuple[float, dict[str, float]]:
         """The reward of one step and its parts ``reward_<term>``."""
-        return rewards.combine(values, self.weights)
+        return rewards.combine(values, self._signed)
 
     # the one fall rule, shared with gaitsim.sim.run
     fall = staticmethod(fall_reason)

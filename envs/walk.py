@@ -302,7 +302,8 @@ class WalkEnv(gym.Env):
         self._slip = 0.0
         self._short = 0.0
         self._margin = math.inf  # smallest finite support margin so far
-        self._tilt_max = 0.0
+        self._tilt_max = 0.0  # degrees
+        self._tilt_sq = 0.0  # its x^2 + y^2 of the body quaternion
         self._fall = ""
         self.params = dict(params)
         obs, info = self._observe(self._sensed, ctl)
@@ -353,9 +354,11 @@ class WalkEnv(gym.Env):
         height = pos[2] - self._height(pos[0], pos[1])
         fall = self.task.fall(sensed, height, self.standing_height)
         dt = ctl.dt
-        step_m = ctl.progress - self._progress
-        self._progress = ctl.progress
-        slip = rewards.slip(prev.feet, sensed.feet, prev.contacts, sensed.contacts)
+        progress = ctl.progress
+        step_m = progress - self._progress
+        self._progress = progress
+        feet, contacts = sensed.feet, sensed.contacts
+        slip = rewards.slip(prev.feet, feet, prev.contacts, contacts)
         values = {
             "progress": rewards.progress(step_m, self.command.speed, dt),
             "slip": slip,
@@ -366,11 +369,13 @@ class WalkEnv(gym.Env):
         }
         reward, parts = self.task.score(values)
         self._slip += slip
-        self._short = max(self._short, max(ctl.shortfall))
+        short = max(ctl.shortfall)
+        if short > self._short:
+            self._short = short
         if self.run_metrics:
-            margin = support_margin(sensed.com[:2], [f[:2] for f in sensed.feet], sensed.contacts)
-            if math.isfinite(margin):  # as summarize(): steps with some foot down
-                self._margin = min(self._margin, margin)
+            margin = support_margin(sensed.com, feet, contacts)  # both read x, y only
+            if margin < self._margin and margin != -math.inf:  # as summarize(): some foot down
+                self._margin = margin
         self._sensed = sensed
         self._prev_action = a
         self._fall = fall
@@ -389,8 +394,10 @@ class WalkEnv(gym.Env):
         yaw = cmd.yaw_rate(ctl.s_ref)
         obs = self.observer.build(sensed, height, phases, sensed.contacts, cmd.speed, yaw)
         qx, qy = sensed.quaternion[0], sensed.quaternion[1]
-        tilt = math.degrees(math.acos(max(-1.0, min(1.0, 1.0 - 2.0 * (qx * qx + qy * qy)))))
-        self._tilt_max = max(self._tilt_max, tilt)
+        tilt = qx * qx + qy * qy  # the largest of these is the largest tilt angle
+        if tilt > self._tilt_sq:
+            self._tilt_sq = tilt
+            self._tilt_max = math.degrees(math.acos(max(-1.0, min(1.0, 1.0 - 2.0 * tilt))))
         t = ctl.t
         info = {
             "distance": ctl.progress,

@@ -152,28 +152,65 @@ def shortfall(chain: LegChain, p) -> np.ndarray:
     return np.maximum(dist - (l1 + l2), 0.0) + np.maximum(np.abs(l1 - l2) - dist, 0.0)
 
 
-def leg_ik_one(mount, l1: float, l2: float, kind: int, yaw0: float, x: float, y: float, z: float):
-    """Scalar twin of :func:`leg_ik` for one leg (plain floats, for the control loop).
+class ScalarLeg:
+    """Scalar twin of :func:`leg_ik` for one leg: plain floats, the control loop's solver.
 
-    The same maths as the vectorized version (a test holds them equal); numpy's per-call
-    overhead on three numbers would cost more than the physics step it serves.
-    Returns ``(q1, q2, q3, shortfall)``.
+    The same maths as the vectorized version (a test holds them equal), with the leg's
+    constants worked out once; numpy's per-call overhead on three numbers would cost more
+    than the physics step it serves. ``solve(x, y, z)`` takes a target in the body frame
+    and returns ``(q1, q2, q3, shortfall)``.
     """
-    vx, vy, vz = x - mount[0], y - mount[1], z - mount[2]
-    if kind == KNEE_UP:
-        c0, s0 = math.cos(yaw0), math.sin(yaw0)
-        lx, ly = c0 * vx + s0 * vy, -s0 * vx + c0 * vy
-        q1, a, b = math.atan2(ly, lx), math.hypot(lx, ly), vz
-    else:
-        q1, a, b = math.atan2(vy, -vz), math.hypot(vy, vz), vx
-    dist = math.hypot(a, b)
-    lo = abs(l1 - l2) + REACH_MARGIN
-    d = min(max(dist, lo), max(l1 + l2 - REACH_MARGIN, lo))
-    ck = (l1 * l1 + l2 * l2 - d * d) / (2.0 * l1 * l2)
-    ch = (l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)
-    knee = math.acos(min(1.0, max(-1.0, ck)))
-    hip = math.acos(min(1.0, max(-1.0, ch)))
-    sign = -1.0 if kind == KNEE_BACK else 1.0
-    thigh = math.atan2(b, a) + sign * hip
-    short = max(dist - (l1 + l2), 0.0) + max(abs(l1 - l2) - dist, 0.0)
-    return q1, -thigh, sign * (math.pi - knee), short
+
+    __slots__ = ("c0", "hi", "inner", "kk", "l1sq", "l2sq", "lo", "mx", "my", "mz", "reach", "s0",
+                 "sign", "two_l1", "up")  # fmt: skip
+
+    def __init__(self, mount, l1: float, l2: float, kind: int, yaw0: float = 0.0):
+        l1, l2 = float(l1), float(l2)
+        self.mx, self.my, self.mz = (float(v) for v in mount)
+        self.up = int(kind) == KNEE_UP
+        self.c0, self.s0 = math.cos(yaw0), math.sin(yaw0)
+        self.lo = abs(l1 - l2) + REACH_MARGIN
+        self.hi = max(l1 + l2 - REACH_MARGIN, self.lo)
+        self.l1sq, self.l2sq = l1 * l1, l2 * l2
+        self.kk = (l1 * l1 + l2 * l2, 2.0 * l1 * l2)  # law of cosines at the knee
+        self.two_l1 = 2.0 * l1
+        self.sign = -1.0 if int(kind) == KNEE_BACK else 1.0
+        self.reach, self.inner = l1 + l2, abs(l1 - l2)
+
+    def solve(self, x: float, y: float, z: float) -> tuple[float, float, float, float]:
+        vx, vy, vz = x - self.mx, y - self.my, z - self.mz
+        if self.up:
+            c0, s0 = self.c0, self.s0
+            lx, ly = c0 * vx + s0 * vy, -s0 * vx + c0 * vy
+            q1, a, b = math.atan2(ly, lx), math.hypot(lx, ly), vz
+        else:
+            q1, a, b = math.atan2(vy, -vz), math.hypot(vy, vz), vx
+        dist = math.hypot(a, b)
+        # clamps as conditionals (min/max calls cost more than the arithmetic here)
+        lo, hi = self.lo, self.hi
+        d = lo if lo > dist else dist
+        d = hi if hi < d else d
+        dd = d * d
+        ksum, kprod = self.kk
+        ck = (ksum - dd) / kprod
+        ck = ck if ck > -1.0 else -1.0  # these keep min/max's answers, NaN included
+        ck = ck if ck < 1.0 else 1.0
+        ch = (self.l1sq + dd - self.l2sq) / (self.two_l1 * d)
+        ch = ch if ch > -1.0 else -1.0
+        ch = ch if ch < 1.0 else 1.0
+        knee = math.acos(ck)
+        hip = math.acos(ch)
+        sign = self.sign
+        thigh = math.atan2(b, a) + sign * hip
+        out = dist - self.reach
+        inside = self.inner - dist
+        short = (0.0 if 0.0 > out else out) + (0.0 if 0.0 > inside else inside)
+        return q1, -thigh, sign * (math.pi - knee), short
+
+
+def leg_ik_one(mount, l1: float, l2: float, kind: int, yaw0: float, x: float, y: float, z: float):
+    """One leg's IK in plain floats, for a one-off target: ``ScalarLeg(...).solve(x, y, z)``.
+
+    Returns ``(q1, q2, q3, shortfall)``; loops should build the ScalarLeg once.
+    """
+    return ScalarLeg(mount, l1, l2, kind, yaw0).solve(x, y, z)

@@ -44,6 +44,16 @@ class Straight:
     def pose(self, s):
         return _place(*self.local(s), self.start, self.heading)
 
+    def pose_one(self, s: float) -> tuple[float, float, float]:
+        """``pose`` at one distance as plain floats (x, y, heading): the same arithmetic."""
+        c, sn = math.cos(self.heading), math.sin(self.heading)
+        s = float(s)
+        return (
+            self.start[0] + c * s - sn * 0.0,
+            self.start[1] + sn * s + c * 0.0,
+            0.0 + self.heading,
+        )
+
 
 @dataclass(frozen=True)
 class Arc:
@@ -163,3 +173,14 @@ class Schedule:
 
 
 Path = Straight | Arc | TurnInPlace | Schedule
+
+
+def pose_one(path, s: float) -> tuple[float, float, float]:
+    """A path's pose at one distance as plain floats (x, y, heading): the path's own
+    ``pose_one`` where it has one (no numpy call: the control loop asks every liftoff),
+    else its vectorized ``pose``."""
+    one = getattr(path, "pose_one", None)
+    if one is not None:
+        return one(s)
+    xy, h = path.pose(s)
+    return float(xy[0]), float(xy[1]), float(h)

@@ -192,7 +192,13 @@ def smooth_normal(terrain, x, y, span: float = NORMAL_SPAN) -> np.ndarray:
     A bilinear heightfield's exact normal jumps at every cell edge; this one is continuous
     wherever the height is, and exact on planes. Used for the body's attitude.
     """
+    return _normal_from_gradient(*smooth_gradient(terrain, x, y, span))
+
+
+def smooth_gradient(terrain, x, y, span: float = NORMAL_SPAN) -> tuple[np.ndarray, np.ndarray]:
+    """The height's slopes (dz/dx, dz/dy) by central differences over +/- ``span`` metres:
+    the gradient behind ``smooth_normal``."""
     x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
     gx = (terrain.height(x + span, y) - terrain.height(x - span, y)) / (2 * span)
     gy = (terrain.height(x, y + span) - terrain.height(x, y - span)) / (2 * span)
-    return _normal_from_gradient(gx, gy)
+    return gx, gy

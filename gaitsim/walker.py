@@ -25,7 +25,7 @@ from .gait import SWING_PROFILES, cycle_position, smoothstep, swing_height
 from .geometry import Geometry, geometry
 from .ik import leg_ik
 from .path import Straight
-from .terrain import Flat, smooth_normal
+from .terrain import Flat, smooth_gradient
 
 MODES = ("planted", "body")
 BIPED_ROLL = math.radians(3.0)  # default roll over the stance leg for two-legged walkers
@@ -122,6 +122,7 @@ class Walker:
         self._home_xy = self.geometry.homes[:, :2]
         self._home_z = leg_array(self.gait, "home")[:, 2]
         self._side = np.array([leg.side_sign for leg in self.gait.legs])
+        self._level = isinstance(self.terrain, Flat)
 
     # ------------------------------------------------------------------ gait quantities
     @property
@@ -189,19 +190,36 @@ class Walker:
         return self.terrain.height(x, y) + self.geometry.foot_radius / n[..., 2]
 
     # ------------------------------------------------------------------ body
+    def _ground_normal(self, xy_b, c, s):
+        """Body z (x, y, z arrays): the mean unit ground normal under the home feet of the
+        body at ``xy_b`` heading (cos, sin) = (c, s)."""
+        hx, hy = self._home_xy[:, 0], self._home_xy[:, 1]
+        cl, sl = c[..., None], s[..., None]
+        fx = xy_b[..., 0:1] + (cl * hx - sl * hy)  # the home feet in the world (..., L)
+        fy = xy_b[..., 1:2] + (sl * hx + cl * hy)
+        gx, gy = smooth_gradient(self.terrain, fx, fy)
+        norm = np.sqrt(gx * gx + gy * gy + 1.0)  # the unit normals (-gx, -gy, 1) / norm ...
+        nx, ny, nz = _leg_mean(-gx / norm), _leg_mean(-gy / norm), _leg_mean(1.0 / norm)
+        zn = np.sqrt(nx * nx + ny * ny + nz * nz)
+        return nx / zn, ny / zn, nz / zn
+
     def _attitude(self, xy_b, heading, stance, u_stance):
         """Body-to-world rotation: yaw along the path, tilt to the ground under the home feet."""
-        fp = xy_b[..., None, :] + _rot2(heading[..., None], self._home_xy)
-        n = smooth_normal(self.terrain, fp[..., 0], fp[..., 1]).mean(axis=-2)
-        z = n / np.linalg.norm(n, axis=-1, keepdims=True)
-        h = np.stack([np.cos(heading), np.sin(heading), np.zeros_like(heading)], axis=-1)
-        x = h - np.sum(h * z, axis=-1, keepdims=True) * z
-        x /= np.linalg.norm(x, axis=-1, keepdims=True)
-        y = np.cross(z, x)
-        R = np.stack([x, y, z], axis=-1)
+        # In components: numpy on (..., 3) vectors spends its time on the short last axis.
+        c, s = np.cos(heading), np.sin(heading)
+        if self._level:  # the normal is up everywhere (the general branch's exact numbers)
+            zx, zy, zz = np.zeros(c.shape), np.zeros(c.shape), np.ones(c.shape)
+        else:
+            zx, zy, zz = self._ground_normal(xy_b, c, s)
+        dot = c * zx + s * zy + 0.0 * zz
+        xx, xy, xz = c - dot * zx, s - dot * zy, 0.0 - dot * zz  # the heading, on the ground
+        xn = np.sqrt(xx * xx + xy * xy + xz * xz)
+        xx, xy, xz = xx / xn, xy / xn, xz / xn
+        yx, yy, yz = zy * xz - zz * xy, zz * xx - zx * xz, zx * xy - zy * xx  # z cross x
+        R = np.stack([xx, yx, zx, xy, yy, zy, xz, yz, zz], axis=-1).reshape(*c.shape, 3, 3)
         pitch = np.zeros(heading.shape)
         if self.lean:
-            slope = np.arctan2(x[..., 2], np.hypot(x[..., 0], x[..., 1]))  # ground pitch, + uphill
+            slope = np.arctan2(xz, np.hypot(xx, xy))  # ground pitch, + uphill
             gain = np.where(slope < 0, LEAN_DOWNHILL, LEAN_UPHILL)
             pitch = -gain * slope  # nose down going downhill, back going uphill
         roll = np.zeros(heading.shape)
@@ -238,9 +256,12 @@ class Walker:
         """Body position (S, 3), rotation (S, 3, 3) and heading (S,) given the feet plan."""
         geo = self.geometry
         xy_b, heading = self.path.pose(d)
-        if self.sway:
-            xy_b = xy_b + self._sway_offset(xy_b, heading, xy, stance, s)
-        ground_under = self.terrain.height(xy[..., 0], xy[..., 1]).mean(axis=-1)
+        if xy is None:  # level ground, no sway: the ground under the feet is the level
+            ground_under = self.terrain.height(xy_b[..., 0], xy_b[..., 1])
+        else:
+            if self.sway:
+                xy_b = xy_b + self._sway_offset(xy_b, heading, xy, stance, s)
+            ground_under = self.terrain.height(xy[..., 0], xy[..., 1]).mean(axis=-1)
         z_b = ground_under + geo.foot_radius + geo.hip_height + self._bob(stance, s)
         body_pos = np.concatenate([xy_b, z_b[..., None]], axis=-1)
         return body_pos, self._attitude(xy_b, heading, stance, s), heading
@@ -249,11 +270,13 @@ class Walker:
         """The body's pose alone: position (S, 3), rotation (S, 3, 3), heading (S,).
 
         The same numbers as ``pose_at`` without the feet's IK: what a controller's
-        reference needs.
+        reference needs. On level ground without sway the feet's places do not move the
+        body, so they are not planned (the controller's reference table costs a third).
         """
         d = np.asarray(distance, dtype=float)
-        xy, stance, _, _ = self.feet_plan(d)
         t = cycle_position(self.gait, d, self.speed_scale)
+        stance = t < self.gait.duty
+        xy = None if self._level and not self.sway else self.feet_plan(d)[0]
         return self._body(d, xy, stance, np.where(stance, t / self.gait.duty, 0.0))
 
     def pose_at(self, distance) -> Pose:
@@ -282,6 +305,14 @@ class Walker:
             shortfall=short,
             max_shortfall=short.max(axis=-1),
         )
+
+
+def _leg_mean(a):
+    """Mean over the last axis (legs), summed from 0.0 in leg order (as numpy's mean)."""
+    total = 0.0
+    for j in range(a.shape[-1]):
+        total = total + a[..., j]
+    return total / a.shape[-1]
 
 
 def _rot_x(a):

@@ -142,6 +142,25 @@ def test_builtin_legs_round_trip_vectorized(name):
 
 
 @pytest.mark.parametrize("name", ["fox", "raptor", "spider_bot"])
+@given(scale=st.sampled_from([0.0, 1e-9, 0.5, 1.0, 3.0, 1e6]), seed=st.integers(0, 2**16))
+def test_scalar_leg_equals_vectorized_everywhere(name, scale, seed):
+    """ScalarLeg (the control loop's solver) against leg_ik from the mount itself out to far
+    beyond reach: the clamps, the shortfall and no NaN."""
+    from gaitsim.ik import ScalarLeg
+
+    ch = geometry(load_catalog()[name].gait).chain
+    direction = np.random.default_rng(seed).normal(size=(ch.n_legs, 3))
+    p = ch.mount + scale * (ch.upper + ch.lower)[:, None] * direction
+    q, short = leg_ik(ch, p)
+    for i in range(ch.n_legs):
+        leg = ScalarLeg(ch.mount[i], ch.upper[i], ch.lower[i], ch.kind[i], ch.yaw0[i])
+        one = leg.solve(*p[i])
+        assert all(math.isfinite(v) for v in one)
+        assert np.allclose(one[:3], q[i], atol=1e-9)
+        assert one[3] == pytest.approx(short[i], rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["fox", "raptor", "spider_bot"])
 @given(offset=st.tuples(st.floats(-0.3, 0.3), st.floats(-0.3, 0.3), st.floats(-0.3, 0.3)))
 def test_scalar_ik_equals_vectorized(name, offset):
     from gaitsim.ik import leg_ik_one

@@ -101,6 +101,12 @@ def test_margin_square_off_centre_inside():
     assert support_margin([0.2, 0.7], SQUARE, ALL4) == pytest.approx(0.2)
 
 
+def test_margin_reads_only_x_and_y():
+    # the env passes the centre of mass and the feet as (x, y, z) tuples
+    feet3 = [(float(x), float(y), float(k)) for k, (x, y) in enumerate(SQUARE)]
+    assert support_margin((0.5, 0.5, 9.0), feet3, ALL4) == support_margin([0.5, 0.5], SQUARE, ALL4)
+
+
 def test_margin_square_order_of_feet_does_not_matter():
     feet = SQUARE[[2, 0, 3, 1]]
     assert support_margin([0.5, 0.5], feet, ALL4) == pytest.approx(0.5)

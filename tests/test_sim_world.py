@@ -479,3 +479,36 @@ def test_robot_api_shapes_and_removal(urdf_cache):
         robot.remove()
         robot.remove()
         assert p.getNumBodies(physicsClientId=w.client) == n - 1
+
+
+def test_sense_reads_what_the_single_queries_read(urdf_cache):
+    """Robot.sense (the control loop's one-pass reading) against the robot's own queries,
+    mid-walk with feet landing and lifting; a body dropped on the ground sets the contact
+    flags."""
+    from gaitsim.sim.controller import GaitController
+    from gaitsim.walker import Walker
+
+    with World() as w:
+        robot = Robot(w, "fox", cache_dir=urdf_cache)
+        ctl = GaitController(w, robot, Walker("fox"), record=False)
+        for _ in range(47):
+            ctl.step()
+        s = robot.sense()
+        base, quat = robot.base_pose()
+        lin, ang = robot.base_velocity()
+        q, qd, tau = robot.joint_state()
+        assert s.position == tuple(base) and s.quaternion == tuple(quat)
+        assert s.linear_velocity == tuple(lin) and s.angular_velocity == tuple(ang)
+        assert s.joint_positions == tuple(q.ravel()) and s.joint_velocities == tuple(qd.ravel())
+        assert s.joint_torques == tuple(tau.ravel())
+        np.testing.assert_array_equal(np.array(s.feet), robot.foot_positions())
+        np.testing.assert_allclose(s.com, robot.center_of_mass(), rtol=0, atol=1e-12)
+        assert s.contacts == robot.foot_contacts().tolist() and any(s.contacts)
+        assert s.body_contact is robot.body_ground_contact() is False
+        assert s.leg_contact is False
+        assert ctl.sensed == s  # the controller kept the same reading after its last step
+        flip = p.getQuaternionFromEuler((math.pi, 0.0, 0.0), physicsClientId=w.client)
+        robot.reset_base((0.0, 0.0, 0.02), flip)
+        w.step(2)  # upside down on the ground: the body and the legs touch it
+        s = robot.sense()
+        assert s.body_contact and robot.body_ground_contact()

@@ -135,3 +135,18 @@ def test_schedule_is_continuous_and_exact():
     assert np.allclose(sched.curvature(np.array([0.5, 1.2, 2.0])), [0, 2.0, 4.0])
     with pytest.raises(ValueError):
         Schedule([])
+
+
+@given(s=st.floats(-50.0, 500.0), heading=st.floats(-7.0, 7.0))
+def test_pose_one_is_pose_at_one_distance(s, heading):
+    """The control loop's scalar pose: Straight's own float arithmetic equals its numpy pose
+    bit for bit; other paths fall back to their vectorized pose."""
+    from gaitsim.path import pose_one
+
+    sched = Schedule([(Straight(), 1.0), (Arc(0.5), 1.0)], heading=heading)
+    for path in (Straight(heading=heading, start=(1.5, -2.0)), Arc(-0.7, heading), sched):
+        xy, h = path.pose(s)
+        want = (float(xy[0]), float(xy[1]), float(h))
+        got = pose_one(path, s)
+        assert got == want
+        assert [math.copysign(1.0, v) for v in got] == [math.copysign(1.0, v) for v in want]

@@ -215,3 +215,20 @@ def test_attitude_on_rough_ground_is_continuous(name):
         R = w.pose_at(np.linspace(0, w.cycle, n, endpoint=False)).body_rotation
         jumps.append(np.abs(np.diff(R, axis=0)).max())
     assert jumps[1] < jumps[0] / 50  # shrinks with the sample spacing, as a continuous curve
+
+
+@pytest.mark.parametrize("name", ["fox", "mechanic", "spider_bot"])
+@pytest.mark.parametrize(
+    "terrain", [Flat(), Flat(0.37), Slope.from_degrees(-8.0, 70.0), Rough(0.02, seed=3)]
+)
+@pytest.mark.parametrize("options", [{}, {"lean": True, "sway": 0.5}, {"roll": 0.1}])
+def test_body_at_is_pose_at_without_the_feet(name, terrain, options):
+    """body_at (the controller's reference table) gives pose_at's body: on level ground it
+    skips the feet plan and the ground normals, and must not change a number by it."""
+    w = Walker(name, terrain, Arc(0.8), **options)
+    d = np.linspace(-0.3, 2.5, 257)
+    pose = w.pose_at(d)
+    pos, rot, heading = w.body_at(d)
+    assert np.allclose(pos, pose.body_position, rtol=0, atol=1e-15)
+    assert np.array_equal(rot, pose.body_rotation)
+    assert np.array_equal(heading, pose.heading)

@@ -30,7 +30,8 @@ import numpy as np
 import pybullet as p
 
 from ..gait import swing_height
-from ..ik import leg_ik_one
+from ..ik import ScalarLeg
+from ..path import pose_one
 from ..terrain import Flat, Rough
 from ..walker import Walker
 from .metrics import Recorder
@@ -117,37 +118,49 @@ class ReferenceTable:
 
     Building it is vectorized (one ``body_at`` per chunk of cycles, or for the whole
     ``horizon`` up front when the run's length is known); a lookup is a few float
-    operations, cheap enough for every control step and substep.
+    operations, cheap enough for every control step and substep. Samples are kept in flat
+    lists of plain floats (3 per position, 9 per rotation): numpy scalars would make every
+    lookup several times slower, and nested tuples cost more to build than the poses.
     """
 
     def __init__(self, walker: Walker, horizon: float = 0.0):
         self.walker = walker
         self.ds = walker.cycle / TABLE_SAMPLES_PER_CYCLE
-        self.pos: list = []
-        self.rot: list = []
-        self.heading: list = []
-        self.moves: list = []
+        self.n = 0  # samples so far, at s = 0, ds, 2 ds, ...
+        self.pos: list[float] = []
+        self.rot: list[float] = []  # row-major
+        self.heading: list[float] = []
+        self.moves: list[bool] = []
         self._last_s, self._last = None, None
+        self._prev_s, self._prev = None, None
         self._extend(horizon)
 
     def _extend(self, s_max: float) -> None:
-        n0 = len(self.pos)
+        n0 = self.n
         n1 = max(n0 + TABLE_CHUNK_CYCLES * TABLE_SAMPLES_PER_CYCLE, int(s_max / self.ds) + 2)
         s = np.arange(n0, n1 + 1) * self.ds  # samples n0 .. n1, all new
         body, rot, heading = self.walker.body_at(s)
         xy0, _ = self.walker.path.pose(s)
         xy1, _ = self.walker.path.pose(s + 1e-3)
         moves = np.hypot(*(xy1 - xy0).T) > 0.5e-3  # does the path translate here?
-        # plain floats: numpy scalars would make every lookup several times slower
-        self.pos.extend(map(tuple, body.tolist()))
-        self.rot.extend(map(tuple, rot.reshape(-1, 9).tolist()))
+        self.pos.extend(body.ravel().tolist())
+        self.rot.extend(rot.ravel().tolist())
         self.heading.extend(heading.tolist())
         self.moves.extend(moves.tolist())
+        self.n = n1 + 1
 
     def lookup(self, s: float):
         """(position (3 floats), rotation row-major (9 floats), heading, path translates)."""
+        # the last two distances are remembered: a control step looks up where the body is
+        # and where it will be, and the next step starts from the latter
         if s == self._last_s:
             return self._last
+        if s == self._prev_s:
+            self._prev_s, self._prev, self._last_s, self._last = (
+                self._last_s, self._last, self._prev_s, self._prev,
+            )  # fmt: skip
+            return self._last
+        self._prev_s, self._prev = self._last_s, self._last
         self._last_s = s
         self._last = self._lookup(s)
         return self._last
@@ -155,21 +168,22 @@ class ReferenceTable:
     def _lookup(self, s: float):
         f = max(s, 0.0) / self.ds
         i = int(f)
-        if i + 1 >= len(self.pos):
+        if i + 1 >= self.n:
             self._extend(s)
         w = f - i
-        a, b = self.pos[i], self.pos[i + 1]
-        ra, rb = self.rot[i], self.rot[i + 1]
-        pos = (a[0] + w * (b[0] - a[0]), a[1] + w * (b[1] - a[1]), a[2] + w * (b[2] - a[2]))
-        r0, r1, r2, r3, r4, r5, r6, r7, r8 = ra
-        s0, s1, s2, s3, s4, s5, s6, s7, s8 = rb
+        ax, ay, az, bx, by, bz = self.pos[3 * i : 3 * i + 6]
+        pos = (ax + w * (bx - ax), ay + w * (by - ay), az + w * (bz - az))
+        (
+            r0, r1, r2, r3, r4, r5, r6, r7, r8,
+            s0, s1, s2, s3, s4, s5, s6, s7, s8,
+        ) = self.rot[9 * i : 9 * i + 18]  # fmt: skip
         rot = (
             r0 + w * (s0 - r0), r1 + w * (s1 - r1), r2 + w * (s2 - r2),
             r3 + w * (s3 - r3), r4 + w * (s4 - r4), r5 + w * (s5 - r5),
             r6 + w * (s6 - r6), r7 + w * (s7 - r7), r8 + w * (s8 - r8),
         )  # fmt: skip
-        h = self.heading[i] + w * (self.heading[i + 1] - self.heading[i])
-        return pos, rot, h, self.moves[i]
+        h0, h1 = self.heading[i], self.heading[i + 1]
+        return pos, rot, h0 + w * (h1 - h0), self.moves[i]
 
 
 def _yawed(r, c: float, s: float) -> tuple:
@@ -234,16 +248,11 @@ class GaitController:
         self.geo = walker.geometry
         self.n_legs = self.gait.n_legs
         self.speed = walker.nominal_speed  # gait distance per second (m/s)
+        self._cycle = walker.cycle  # gait distance per cycle (m), read every step
         self.table = ReferenceTable(walker, horizon)
         ch = self.geo.chain
         self._legs = [
-            (
-                tuple(map(float, ch.mount[i])),
-                float(ch.upper[i]),
-                float(ch.lower[i]),
-                int(ch.kind[i]),
-                float(ch.yaw0[i]),
-            )
+            ScalarLeg(ch.mount[i], ch.upper[i], ch.lower[i], ch.kind[i], float(ch.yaw0[i])).solve
             for i in range(self.n_legs)
         ]
         self._phase = [leg.phase for leg in self.gait.legs]
@@ -334,7 +343,7 @@ class GaitController:
         self._steer = (c2, s2, tx2, ty2)
 
     def _cycle_pos(self, s: float, i: int) -> float:
-        x = s / self.walker.cycle + self._phase[i]
+        x = s / self._cycle + self._phase[i]
         return x - math.floor(x)
 
     def _d_mid_before(self, s: float, t: float) -> float:
@@ -361,10 +370,10 @@ class GaitController:
     def _plant_point(self, i: int, d_mid: float) -> tuple[float, float, float]:
         """The Walker's planned world plant point of leg ``i`` for a stance centred at d_mid:
         its home under the path's pose there (Walker._plant_xy for one leg, in floats)."""
-        xy, h = self.walker.path.pose(d_mid)
+        px, py, h = pose_one(self.walker.path, d_mid)
         hx, hy = self._home_xy[i]
-        c, s = math.cos(float(h)), math.sin(float(h))
-        x, y = self._steer_xy(float(xy[0]) + c * hx - s * hy, float(xy[1]) + s * hx + c * hy)
+        c, s = math.cos(h), math.sin(h)
+        x, y = self._steer_xy(px + c * hx - s * hy, py + s * hx + c * hy)
         return (x, y, self._rest_z(i, x, y))
 
     # ------------------------------------------------------------------ one control step
@@ -403,8 +412,8 @@ class GaitController:
         Returns the world targets now, the targets one control step ahead (for the joint
         velocity feedforward), and which legs changed phase this step.
         """
-        g, w = self.gait, self.walker
-        cycle, duty = w.cycle, g.duty
+        g = self.gait
+        cycle, duty = self._cycle, g.duty
         ds = self.speed * self.speed_scale * self.dt
         now, ahead, events = [], [], []
         for i in range(self.n_legs):
@@ -433,13 +442,14 @@ class GaitController:
                 ahead.append(self._swing_target(i, min(u + ds / ((1.0 - duty) * cycle), 1.0), corr))
         return now, ahead, events
 
-    def _virtual_body(self, sensed, pos, rot, heading):
+    def _virtual_body(self, sensed, pos, rot, heading, yaw=None):
         """The body pose the legs are solved against: the measured pose pulled toward the
         reference by ``track_gain`` per control step in x, y and yaw, and the reference's
-        height, roll and pitch (which the legs hold, like standing)."""
+        height, roll and pitch (which the legs hold, like standing). ``yaw``: the measured
+        body's yaw when already known."""
         a = self.config.track_gain
         mx, my = sensed.position[0], sensed.position[1]
-        myaw = yaw_of(sensed.quaternion)
+        myaw = yaw_of(sensed.quaternion) if yaw is None else yaw
         x = mx + a * (pos[0] - mx)
         y = my + a * (pos[1] - my)
         dyaw = a * wrap(heading - myaw) + wrap(myaw - heading)  # yaw_v - heading
@@ -477,15 +487,19 @@ class GaitController:
         return (vpos[0] + dpos[0], vpos[1] + dpos[1], z2), r
 
     def _solve(self, targets, pos, rot):
+        """Joint angles (flat list) and reach shortfalls of world ``targets`` seen from the
+        body pose (``pos``, row-major ``rot``)."""
         q, short = [], []
-        for i, tgt in enumerate(targets):
-            vx, vy, vz = tgt[0] - pos[0], tgt[1] - pos[1], tgt[2] - pos[2]
-            bx = rot[0] * vx + rot[3] * vy + rot[6] * vz
-            by = rot[1] * vx + rot[4] * vy + rot[7] * vz
-            bz = rot[2] * vx + rot[5] * vy + rot[8] * vz
-            mount, l1, l2, kind, yaw0 = self._legs[i]
-            q1, q2, q3, sf = leg_ik_one(mount, l1, l2, kind, yaw0, bx, by, bz)
-            q.extend((q1, q2, q3))
+        px, py, pz = pos
+        r0, r1, r2, r3, r4, r5, r6, r7, r8 = rot
+        for solve, (tx, ty, tz) in zip(self._legs, targets, strict=True):
+            vx, vy, vz = tx - px, ty - py, tz - pz
+            q1, q2, q3, sf = solve(
+                r0 * vx + r3 * vy + r6 * vz,
+                r1 * vx + r4 * vy + r7 * vz,
+                r2 * vx + r5 * vy + r8 * vz,
+            )
+            q += (q1, q2, q3)
             short.append(sf)
         return q, short
 
@@ -496,7 +510,7 @@ class GaitController:
         (residual policies); ``joint_targets`` replace them (policies without the prior).
         ``speed_scale``, ``lift_scale`` and ``yaw_rate`` (attributes) modulate the gait.
         """
-        cfg, w = self.config, self.walker
+        cfg = self.config
         sensed = self._last
         self._apply_steering(self.yaw_rate)
         # 1. distances: the gait's (which foot is where in its cycle) and the reference
@@ -512,7 +526,7 @@ class GaitController:
         elif cfg.distance_source == "command":
             self.s_ref = self.s
         else:  # the commanded distance, held within odometry_lead cycles of the gait's
-            lead = cfg.odometry_lead * w.cycle
+            lead = cfg.odometry_lead * self._cycle
             self.s_ref = min(self.s_ref + speed * self.dt, self.s + lead)
         s, s_ref = self.s, self.s_ref
         ds = v_ref * self.dt
@@ -520,31 +534,33 @@ class GaitController:
         pos2, rot2, _, _ = self._ref(s_ref + ds)
         # 2. world foot targets now and one step ahead; swing feet land where the body's
         # velocity error says (Raibert's rule: half a stance of the error, times a gain)
-        k = cfg.placement_gain * 0.5 * self.gait.duty * w.cycle / max(speed, 1e-6)
-        vx = (pos2[0] - pos[0]) / self.dt
-        vy = (pos2[1] - pos[1]) / self.dt
+        dt = self.dt
+        k = cfg.placement_gain * 0.5 * self.gait.duty * self._cycle / max(speed, 1e-6)
+        vx = (pos2[0] - pos[0]) / dt
+        vy = (pos2[1] - pos[1]) / dt
         lv = sensed.linear_velocity
         corr = (k * (lv[0] - vx), k * (lv[1] - vy))
         targets, ahead, events = self._update_feet(s, sensed, corr)
         # 3. solve against the virtual body now and moved on by the reference's own motion
-        vpos, vrot = self._virtual_body(sensed, pos, rot, heading)
+        vpos, vrot = self._virtual_body(sensed, pos, rot, heading, self._last_yaw)
         dpos = (pos2[0] - pos[0], pos2[1] - pos[1])
         vpos2, vrot2 = self._virtual_body_moved(vpos, vrot, rot, rot2, dpos, pos2[2])
         q, short = self._solve(targets, vpos, vrot)
         q2, _ = self._solve(ahead, vpos2, vrot2)
-        dt = self.dt
         v = [(b - a) / dt for a, b in zip(q, q2, strict=True)]
-        for i, ev in enumerate(events):
-            if ev:  # no feedforward through a touchdown or liftoff
-                v[3 * i : 3 * i + 3] = (0.0, 0.0, 0.0)
+        if any(events):
+            for i, ev in enumerate(events):
+                if ev:  # no feedforward through a touchdown or liftoff
+                    v[3 * i : 3 * i + 3] = (0.0, 0.0, 0.0)
         # Target the pose at the end of the period: solved against the measured body, the
         # legs then move the body by exactly one step of the reference's motion.
         # compliant stance legs share the load and slip less; stiff swing legs track the arc
         # (softening again over the last 40 % of the swing, so a landing foot meets the
         # ground gently)
         kp = []
-        for i, st in enumerate(self.stance):
-            k = cfg.kp if st else _swing_gain(self._swing_u[i], cfg.kp, cfg.kp_swing)
+        k_stance = cfg.kp
+        for st, u in zip(self.stance, self._swing_u, strict=True):
+            k = k_stance if st else _swing_gain(u, k_stance, cfg.kp_swing)
             kp += (k, k, k)
         if joint_targets is not None:
             q2 = [float(x) for x in np.ravel(joint_targets)]

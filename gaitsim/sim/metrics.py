@@ -42,26 +42,23 @@ def support_margin(com_xy, feet_xy, contacts) -> float:
 
     Positive inside the convex hull of the contact points, negative outside; with fewer
     than three contacts the polygon is a segment or a point and the margin is minus the
-    distance to it (no contact at all: -inf). Plain floats: it runs every control step in
-    the Gymnasium env, on at most a few feet.
+    distance to it (no contact at all: -inf). Only x and y of ``com_xy`` and of each foot
+    are read. Plain floats: it runs every control step in the Gymnasium env, on at most a
+    few feet.
     """
-    c = (float(com_xy[0]), float(com_xy[1]))
+    cx, cy = float(com_xy[0]), float(com_xy[1])
     pts = sorted(
         {(float(p[0]), float(p[1])) for p, on in zip(feet_xy, contacts, strict=True) if on}
     )
     if not pts:
         return -math.inf
     if len(pts) == 1:
-        return -math.hypot(c[0] - pts[0][0], c[1] - pts[0][1])
+        return -math.hypot(cx - pts[0][0], cy - pts[0][1])
     hull = _hull(pts)
     if len(hull) < 3:  # collinear
-        return -_distance_to_polyline(c, hull)
-    d = _distance_to_polyline(c, [*hull, hull[0]])
-    return d if _inside_convex(c, hull) else -d
-
-
-def _cross(o, a, b) -> float:
-    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+        return -_distance_to_polyline((cx, cy), hull)
+    d, inside = _polygon_distance(cx, cy, hull)
+    return d if inside else -d
 
 
 def _hull(p: list) -> list:
@@ -81,30 +78,58 @@ def _hull(p: list) -> list:
     return lower[:-1] + upper[:-1]
 
 
+def _cross(o, a, b) -> float:
+    """z of (a - o) x (b - o): > 0 when o, a, b turn counter-clockwise."""
+    ox, oy = o
+    ax, ay = a
+    bx, by = b
+    return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
+
+
 def _convex_hull(pts) -> np.ndarray:
     """The convex hull of an (n, 2) array, counter-clockwise, as an array."""
     p = sorted({(float(x), float(y)) for x, y in np.asarray(pts, float)})
     return np.array(_hull(p))
 
 
+def _segment_distance(cx, cy, ax, ay, bx, by) -> float:
+    abx, aby = bx - ax, by - ay
+    n2 = abx * abx + aby * aby
+    if n2 <= 1e-300:
+        t = 0.0
+    else:  # the projection clamped to the segment (min/max's answers, NaN included)
+        t = ((cx - ax) * abx + (cy - ay) * aby) / n2
+        t = t if t > 0.0 else 0.0
+        t = t if t < 1.0 else 1.0
+    return math.hypot(ax + t * abx - cx, ay + t * aby - cy)
+
+
 def _distance_to_polyline(c, pts) -> float:
+    cx, cy = c
     if len(pts) == 1:
-        return math.hypot(c[0] - pts[0][0], c[1] - pts[0][1])
+        return math.hypot(cx - pts[0][0], cy - pts[0][1])
     best = math.inf
     for (ax, ay), (bx, by) in itertools.pairwise(pts):
-        abx, aby = bx - ax, by - ay
-        n2 = abx * abx + aby * aby
-        t = (
-            0.0
-            if n2 <= 1e-300
-            else min(1.0, max(0.0, ((c[0] - ax) * abx + (c[1] - ay) * aby) / n2))
-        )
-        best = min(best, math.hypot(ax + t * abx - c[0], ay + t * aby - c[1]))
+        d = _segment_distance(cx, cy, ax, ay, bx, by)
+        if d < best:
+            best = d
     return best
 
 
-def _inside_convex(c, hull) -> bool:
-    return all(_cross(a, b, c) >= 0 for a, b in zip(hull, [*hull[1:], hull[0]], strict=True))
+def _polygon_distance(cx, cy, hull) -> tuple[float, bool]:
+    """Distance from (cx, cy) to a counter-clockwise convex polygon's boundary, and whether
+    the point lies inside (or on) it: one pass over the edges."""
+    best = math.inf
+    inside = True
+    ax, ay = hull[-1]
+    for bx, by in hull:  # edges (last, first), (first, second), ...
+        if (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) < 0:
+            inside = False
+        d = _segment_distance(cx, cy, ax, ay, bx, by)
+        if d < best:
+            best = d
+        ax, ay = bx, by
+    return best, inside
 
 
 def stance_slips(feet, contacts, *, net: bool = False) -> list[np.ndarray]:

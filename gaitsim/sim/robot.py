@@ -7,7 +7,7 @@ so PyBullet's base pose is the B frame's pose.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pybullet as p
@@ -42,19 +42,21 @@ def _flat(names) -> list[str]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Sensed:
-    """One reading of a robot's state (plain tuples and lists; world frame)."""
+class Sensed(NamedTuple):
+    """One reading of a robot's state (plain tuples and lists; world frame).
+
+    Immutable; a named tuple because the control loop builds one every step.
+    """
 
     position: tuple
     quaternion: tuple
     linear_velocity: tuple
     angular_velocity: tuple
-    joint_positions: list
-    joint_velocities: list
-    joint_torques: list
-    feet: list
-    com: np.ndarray
+    joint_positions: tuple  # chain order, like joint_velocities and joint_torques
+    joint_velocities: tuple
+    joint_torques: tuple
+    feet: list  # foot-sphere centres, (x, y, z) each
+    com: tuple  # the whole robot's centre of mass (x, y, z)
     contacts: list
     body_contact: bool  # the body (base link) touches the ground: a fall
     leg_contact: bool  # a thigh or shin touches the ground (a scuff, reported)
@@ -108,7 +110,8 @@ class Robot:
         self._removed = False
         self._all_links = sorted(self.link_names)
         self._mass_list = self._link_mass.tolist()
-        self._foot_set = set(self._feet)
+        self._link_masses = self._mass_list[1:]  # links 0, 1, ... (the base is first)
+        self._foot_or_base = {*self._feet, -1}  # the links whose ground contact is no scuff
         self.set_gains()
         for f in self._feet:
             # Bullet multiplies the two bodies' frictions: feet of 1.0 make the world's
@@ -304,7 +307,12 @@ class Robot:
         return any(link not in feet for link, _ in self._ground_contacts(ground_id))
 
     def sense(self) -> Sensed:
-        """Everything the controller and the metrics read, in as few pybullet calls as possible."""
+        """Everything the controller and the metrics read, in as few pybullet calls as possible.
+
+        Link frames are read with forward kinematics: Bullet's cached frames hold the same
+        numbers right after a step, but the refresh also feeds the next step's collision
+        pass, so leaving it out changes a run's rounding (and every recorded figure).
+        """
         cid, body = self.client, self.body_id
         pos, quat = p.getBasePositionAndOrientation(body, physicsClientId=cid)
         lin, ang = p.getBaseVelocity(body, physicsClientId=cid)
@@ -318,25 +326,29 @@ class Robot:
             if c[8] <= CONTACT_DISTANCE
         }
         # centre of mass in plain floats (numpy per link costs more than it saves here)
-        ms = self._mass_list
-        x, y, z = ms[0] * pos[0], ms[0] * pos[1], ms[0] * pos[2]
-        for m, st in zip(ms[1:], links, strict=True):
-            c = st[0]
-            x, y, z = x + m * c[0], y + m * c[1], z + m * c[2]
-        com = np.array((x / self.mass, y / self.mass, z / self.mass))
+        m0 = self._mass_list[0]
+        x, y, z = m0 * pos[0], m0 * pos[1], m0 * pos[2]
+        for m, st in zip(self._link_masses, links, strict=True):
+            cx, cy, cz = st[0]
+            x += m * cx
+            y += m * cy
+            z += m * cz
+        mass = self.mass
+        q, qd, _, tau = zip(*states, strict=True)
+        feet = self._feet
         return Sensed(
-            position=pos,
-            quaternion=quat,
-            linear_velocity=lin,
-            angular_velocity=ang,
-            joint_positions=[st[0] for st in states],
-            joint_velocities=[st[1] for st in states],
-            joint_torques=[st[3] for st in states],
-            feet=[links[f][4] for f in self._feet],
-            com=com,
-            contacts=[f in touching for f in self._feet],
-            body_contact=-1 in touching,
-            leg_contact=bool(touching - self._foot_set - {-1}),
+            pos,
+            quat,
+            lin,
+            ang,
+            q,
+            qd,
+            tau,
+            [links[f][4] for f in feet],
+            (x / mass, y / mass, z / mass),
+            [f in touching for f in feet],
+            -1 in touching,
+            not touching <= self._foot_or_base,
         )
 
     def tilt_inertia(self) -> float:
