@@ -19,7 +19,7 @@ import numpy as np
 
 from gaitsim import foot_targets, load_catalog
 from gaitsim.geometry import geometry
-from gaitsim.ik import leg_ik, leg_ik_one
+from gaitsim.ik import ScalarLeg, leg_ik
 
 CHUNK = 32768  # distances per vectorized call: keeps the temporaries in cache
 
@@ -36,25 +36,21 @@ def vectorized(gait, geo, distances):
 
 def loop(gait, geo, distances):
     """The same maths, one leg at a time: the seed's foot target in plain floats and the
-    library's scalar IK (``leg_ik_one``, the control loop's)."""
+    library's scalar IK (``ScalarLeg``, the control loop's, built once per leg)."""
     cycle = gait.stride / gait.duty
     ch = geo.chain
     legs = [
         (
             leg.phase,
-            leg.home,
-            tuple(ch.mount[i]),
-            ch.upper[i],
-            ch.lower[i],
-            int(ch.kind[i]),
-            ch.yaw0[i],
+            tuple(float(v) for v in leg.home),
+            ScalarLeg(ch.mount[i], ch.upper[i], ch.lower[i], ch.kind[i], ch.yaw0[i]).solve,
         )
         for i, leg in enumerate(gait.legs)
     ]
     H = geo.hip_height
     q = None
     for d in distances:
-        for phase, home, mount, l1, l2, kind, yaw0 in legs:
+        for phase, home, solve in legs:
             t = (d / cycle + phase) % 1.0
             if t < gait.duty:
                 x = home[0] + gait.stride * (0.5 - t / gait.duty)
@@ -64,7 +60,7 @@ def loop(gait, geo, distances):
                 s = u * u * (3 - 2 * u)
                 x = home[0] + gait.stride * (s - 0.5)
                 z = home[2] + gait.lift * math.sin(math.pi * s)
-            q = leg_ik_one(mount, l1, l2, kind, yaw0, x, home[1], z - H)[:3]
+            q = solve(x, home[1], z - H)[:3]
     return q
 
 

@@ -9,12 +9,19 @@ keyword presets of this one class.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
 import gymnasium as gym
 import numpy as np
 
 from gaitsim.geometry import geometry
-from gaitsim.sim.controller import BODY_MODES, ControlConfig, GaitController, world_substeps
+from gaitsim.sim.controller import (
+    BODY_MODES,
+    ControlConfig,
+    GaitController,
+    ReferenceTable,
+    world_substeps,
+)
 from gaitsim.sim.metrics import support_margin
 from gaitsim.sim.robot import Robot
 from gaitsim.sim.world import DisplayError, display_available
@@ -32,6 +39,7 @@ DEFAULT_EPISODE_STEPS = 1000  # the registered TimeLimit (gaitsim.ENV_EPISODE_ST
 REACH_MARGIN = 0.5  # m beyond the feet's home spread that rough ground must cover (as simulate)
 RENDER_SIZE = (480, 360)
 DROP_HEIGHT = 1000.0  # m above the ground: out of contact with any terrain
+TABLE_CACHE = 2  # reference tables kept across episodes (about 3 MB per 1000 fox steps)
 RANDOMIZABLE = (
     "speed_scale",
     "start_phase",
@@ -244,6 +252,7 @@ class WalkEnv(gym.Env):
         modes = ["rgb_array"] + (["human"] if display else [])
         self.metadata = {**type(self).metadata, "render_modes": modes, "render_fps": control_hz}
 
+        self._tables: OrderedDict = OrderedDict()  # Walker.key -> ReferenceTable
         self.robot: Robot | None = None
         self.controller: GaitController | None = None
         self.command = None
@@ -291,7 +300,9 @@ class WalkEnv(gym.Env):
         terrain = self.arena.terrain
         kin = Walker(self.entry, terrain, cmd.path, cmd.speed_scale, **self.walker_options)
         start = params["start_phase"] * kin.cycle
-        ctl = GaitController(world, self.robot, kin, self.config, record=False, start=start)
+        ctl = GaitController(
+            world, self.robot, kin, self.config, record=False, start=start, table=self._table(kin)
+        )
         self.controller = ctl
         self.command = cmd
         self._height = _height_fn(terrain)
@@ -309,6 +320,19 @@ class WalkEnv(gym.Env):
         obs, info = self._observe(self._sensed, ctl)
         info["params"] = dict(params)
         return obs, info
+
+    def _table(self, walker: Walker) -> ReferenceTable:
+        """The reference table of ``walker``, kept across episodes: an episode that repeats
+        the last walker (the same command and ground) reuses the poses tabulated so far
+        instead of tabulating them again while it steps."""
+        key = walker.key
+        table = self._tables.pop(key, None)
+        if table is None:
+            table = ReferenceTable(walker)
+        self._tables[key] = table  # most recent last
+        while len(self._tables) > TABLE_CACHE:
+            self._tables.popitem(last=False)
+        return table
 
     def _overrides(self, options: dict, params: dict) -> dict:
         unknown = sorted(set(options) - set(RANDOMIZABLE))
@@ -434,6 +458,7 @@ class WalkEnv(gym.Env):
         self.controller = None
         self.robot = None
         self._video = None
+        self._tables.clear()
         self.arena.close()
         super().close()
 

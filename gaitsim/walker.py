@@ -124,6 +124,22 @@ class Walker:
         self._side = np.array([leg.side_sign for leg in self.gait.legs])
         self._level = isinstance(self.terrain, Flat)
 
+    @property
+    def key(self) -> tuple:
+        """Everything the walker's poses depend on, hashable: equal keys, identical poses
+        (what lets a controller reuse a reference table built for an equal walker)."""
+        return (
+            self.gait,
+            self.terrain,
+            self.path,
+            self.speed_scale,
+            self.mode,
+            self.swing,
+            self.lean,
+            self.roll,
+            self.sway,
+        )
+
     # ------------------------------------------------------------------ gait quantities
     @property
     def stride(self) -> float:

@@ -429,6 +429,46 @@ def test_the_world_is_reused_while_the_ground_is_unchanged():
     env.close()
 
 
+def test_a_repeated_command_reuses_its_reference_table():
+    """The reference body is tabulated once per command and kept (the last TABLE_CACHE
+    commands): an episode with the same command and ground reuses it; rollouts are the
+    same either way (the battery compares a reused env with a fresh one)."""
+    from gaitsim.envs.walk import TABLE_CACHE
+
+    env = make("gaitsim/Walk-v0", speed_scale=(0.8, 1.2)).unwrapped
+    env.reset(seed=0)
+    first = env.controller.table
+    for _ in range(50):
+        env.step(np.zeros(0, np.float32))
+    env.reset(seed=0)
+    assert env.controller.table is first
+    env.reset(seed=1)  # another speed: another table
+    assert env.controller.table is not first and env.controller.table.key != first.key
+    env.reset(seed=0)
+    assert env.controller.table is first
+    for seed in range(1, 2 + TABLE_CACHE):
+        env.reset(seed=seed)
+    assert len(env._tables) == TABLE_CACHE
+    env.reset(seed=0)
+    assert env.controller.table is not first  # evicted, tabulated again
+    env.close()
+    assert not env._tables
+
+
+def test_a_controller_refuses_a_table_of_another_walker():
+    from gaitsim.sim.controller import GaitController, ReferenceTable
+    from gaitsim.sim.robot import Robot
+    from gaitsim.sim.world import World
+
+    with World() as world:
+        robot = Robot(world, "fox")
+        table = ReferenceTable(gaitsim.Walker("fox", speed_scale=1.1))
+        with pytest.raises(ValueError, match="another walker"):
+            GaitController(world, robot, gaitsim.Walker("fox"), table=table)
+        ctl = GaitController(world, robot, gaitsim.Walker("fox", speed_scale=1.1), table=table)
+        assert ctl.table is table
+
+
 def test_rough_ground_covers_the_whole_episode_path():
     env = gym.make("gaitsim/Rough-v0", turn=(1.0, 3.0), cover_steps=600)
     env.reset(seed=0)

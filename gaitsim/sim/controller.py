@@ -125,6 +125,7 @@ class ReferenceTable:
 
     def __init__(self, walker: Walker, horizon: float = 0.0):
         self.walker = walker
+        self.key = walker.key  # the walkers this table serves
         self.ds = walker.cycle / TABLE_SAMPLES_PER_CYCLE
         self.n = 0  # samples so far, at s = 0, ds, 2 ds, ...
         self.pos: list[float] = []
@@ -225,7 +226,13 @@ def wrap(a: float) -> float:
 
 
 class GaitController:
-    """Drives ``robot`` in ``world`` along ``walker``'s gait, path and terrain."""
+    """Drives ``robot`` in ``world`` along ``walker``'s gait, path and terrain.
+
+    ``horizon`` (m of gait distance): build the reference table this far up front (it
+    grows as needed anyway). ``table``: a ReferenceTable built for an equal walker (the
+    same ``Walker.key``), shared with earlier runs: episodes that repeat a walker skip
+    its construction.
+    """
 
     def __init__(
         self,
@@ -237,6 +244,7 @@ class GaitController:
         record: bool = True,
         start: float = 0.0,
         horizon: float = 0.0,
+        table: ReferenceTable | None = None,
     ):
         self.world, self.robot, self.walker = world, robot, walker
         self.config = config if config is not None else ControlConfig()
@@ -249,7 +257,14 @@ class GaitController:
         self.n_legs = self.gait.n_legs
         self.speed = walker.nominal_speed  # gait distance per second (m/s)
         self._cycle = walker.cycle  # gait distance per cycle (m), read every step
-        self.table = ReferenceTable(walker, horizon)
+        if table is None:
+            table = ReferenceTable(walker, horizon)
+        elif table.key != walker.key:
+            raise ValueError(
+                "GaitController: the reference table was built for another walker (gait, "
+                "terrain, path, speed scale or options differ); pass table=None to build one"
+            )
+        self.table = table
         ch = self.geo.chain
         self._legs = [
             ScalarLeg(ch.mount[i], ch.upper[i], ch.lower[i], ch.kind[i], float(ch.yaw0[i])).solve
