@@ -44,3 +44,28 @@ def test_no_print_in_library_code():
             if re.match(r"\s*print\(", line):
                 offenders.append(f"{path.relative_to(ROOT)}:{n}")
     assert not offenders, offenders
+
+
+BENCHMARKS = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py"))
+
+
+def test_every_benchmark_answers_help():
+    assert {"bench_envs.py", "bench_kinematics.py", "bench_physics.py"} <= set(BENCHMARKS)
+    for name in BENCHMARKS:
+        out = subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / name), "--help"],
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode == 0 and "usage" in out.stdout, (name, out.stderr)
+
+
+def test_rollout_digest_is_reproducible(tmp_path):
+    """The bit-for-bit check used on every speed-up: two runs give the same digests."""
+    runs = []
+    for k in range(2):
+        out = tmp_path / f"d{k}.json"
+        cmd = [sys.executable, str(ROOT / "benchmarks" / "rollout_digest.py"), "--steps", "5"]
+        subprocess.run([*cmd, "--out", str(out)], capture_output=True, text=True, check=True)
+        runs.append(out.read_text())
+    assert runs[0] == runs[1] and runs[0].count("digest") == 8
