@@ -17,11 +17,13 @@ GRAVITY = 9.81
 class RewardWeights:
     """Weights of the reward terms (all >= 0; the sign of each term is fixed).
 
-    Typical per-step sizes for the fox walking well at 60 Hz: progress ~1, slip ~1e-4 m,
-    energy ~3e-3, tilt ~1e-3, action_rate 0 (prior) to ~8 (random 12-D actions), alive 1.
+    Typical per-step sizes for the fox walking well at 60 Hz: progress ~1, overspeed 0 to
+    ~0.1, slip ~1e-4 m, energy ~3e-3, tilt ~1e-3, action_rate 0 (prior) to ~8 (random 12-D
+    actions), alive 1.
     """
 
     progress: float = 1.0  # + measured progress / commanded progress of the step
+    overspeed: float = 0.0  # - the share of progress beyond the command (1: progress capped)
     slip: float = 20.0  # - metres that stance feet slid horizontally this step
     energy: float = 20.0  # - sum |tau qdot| dt / (m g): metres lifted with the work done
     tilt: float = 1.0  # - 1 - cos(tilt of the body from upright)
@@ -59,6 +61,7 @@ class RewardWeights:
 # sign of each term in the reward, in the order the terms are added
 SIGNS = {
     "progress": 1.0,
+    "overspeed": -1.0,
     "slip": -1.0,
     "energy": -1.0,
     "tilt": -1.0,
@@ -71,6 +74,15 @@ TERMS = tuple(SIGNS)
 def progress(step_m: float, speed: float, dt: float) -> float:
     """Measured progress along the commanded path this step, per commanded progress."""
     return step_m / (speed * dt)
+
+
+def overspeed(progress_ratio: float) -> float:
+    """How far a step's progress ratio (``progress``) exceeds the command: max(0, r - 1).
+
+    Weighted 1 against a progress weight of 1, the sum is min(r, 1): progress capped at
+    the commanded speed, so a policy gains nothing by outrunning its command (the default
+    weight 0 leaves progress uncapped)."""
+    return progress_ratio - 1.0 if progress_ratio > 1.0 else 0.0
 
 
 def slip(prev_feet, feet, prev_contacts, contacts) -> float:
@@ -109,7 +121,10 @@ def alive(fallen: bool) -> float:
 
 def signed_weights(weights: RewardWeights) -> tuple[tuple[str, str, float], ...]:
     """(term, info key, sign * weight) in TERMS order: what ``combine`` applies each step."""
-    return tuple((name, f"reward_{name}", SIGNS[name] * getattr(weights, name)) for name in TERMS)
+    return tuple(
+        (name, f"reward_{name}", SIGNS[name] * w if (w := getattr(weights, name)) else 0.0)
+        for name in TERMS
+    )  # a weight of 0 gives parts of +0.0, not -0.0
 
 
 def combine(values: dict[str, float], weights) -> tuple[float, dict[str, float]]:

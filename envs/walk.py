@@ -116,10 +116,11 @@ class WalkEnv(gym.Env):
     ``observation_layout`` gives these as slices. **Actions**: Box float32 in [-1, 1];
     ``prior`` is zero-sized (Box(0,)): the gait alone.
 
-    **Reward**: ``progress`` (measured progress / commanded progress of the step) - ``slip``
-    (m slid by stance feet) - ``energy`` (|tau qdot| dt / m g) - ``tilt`` (1 - cos tilt)
-    - ``action_rate`` (|a - a_prev|^2) + ``alive``, each times its weight and reported as
-    ``info["reward_<term>"]`` (they sum to the reward).
+    **Reward**: ``progress`` (measured progress / commanded progress of the step) -
+    ``overspeed`` (the part of that ratio above 1; weight 0 by default, 1 caps progress at
+    the command) - ``slip`` (m slid by stance feet) - ``energy`` (|tau qdot| dt / m g) -
+    ``tilt`` (1 - cos tilt) - ``action_rate`` (|a - a_prev|^2) + ``alive``, each times its
+    weight and reported as ``info["reward_<term>"]`` (they sum to the reward).
 
     **Episode end**: ``terminated`` on a fall (body-ground contact, tilt > 60 deg, or the
     body below 0.4 of its standing height; ``info["fall"]`` says which); ``truncated`` by
@@ -383,8 +384,10 @@ class WalkEnv(gym.Env):
         self._progress = progress
         feet, contacts = sensed.feet, sensed.contacts
         slip = rewards.slip(prev.feet, feet, prev.contacts, contacts)
+        ratio = rewards.progress(step_m, self.command.speed, dt)
         values = {
-            "progress": rewards.progress(step_m, self.command.speed, dt),
+            "progress": ratio,
+            "overspeed": rewards.overspeed(ratio),
             "slip": slip,
             "energy": rewards.energy(sensed.joint_torques, sensed.joint_velocities, dt, self.mass),
             "tilt": rewards.tilt(sensed.quaternion),

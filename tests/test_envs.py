@@ -551,6 +551,29 @@ def test_bad_actions_are_rejected_and_steps_need_a_reset():
     env.close()
 
 
+def test_overspeed_weight_one_caps_progress_at_the_command():
+    """A modulate policy at full gait rate outruns its command: with overspeed weighted 1,
+    progress + overspeed is min(progress ratio, 1) each step; by default it is 0."""
+    fast = np.array([1.0, 0.0, 0.0], np.float32)  # gait rate 1.5x, normal lift, no steering
+    capped = make("gaitsim/Walk-v0", "modulate", reward_weights={"overspeed": 1.0})
+    plain = make("gaitsim/Walk-v0", "modulate")
+    capped.reset(seed=0)
+    plain.reset(seed=0)
+    above = 0
+    for _ in range(120):
+        *_, info = capped.step(fast)
+        *_, info0 = plain.step(fast)
+        ratio = info0["reward_progress"]  # progress weight 1: the ratio itself
+        assert info["reward_progress"] == ratio  # the same walk
+        got = info["reward_progress"] + info["reward_overspeed"]
+        assert got == pytest.approx(min(ratio, 1.0), abs=1e-12)
+        assert info0["reward_overspeed"] == 0.0
+        above += ratio > 1.0
+    assert above > 30, "the fast gait should outrun the command on many steps"
+    capped.close()
+    plain.close()
+
+
 def test_reward_weights_are_frozen_and_scale_their_terms():
     w = RewardWeights(slip=0.0, alive=2.0)
     with pytest.raises(AttributeError):

@@ -26,3 +26,14 @@ def test_ppo_smoke_run_writes_a_learning_curve(tmp_path, mode):
     assert json.loads((tmp_path / f"fox_flat_{mode}_s0.json").read_text())["mode"] == mode
     # the gait prior walks from the first step: a residual policy starts near it
     assert s["distance_m"] > 0.5 * 0.375 * train.EPISODE_STEPS / 60
+
+
+def test_a_capped_progress_run_is_tagged_and_records_its_weight(tmp_path):
+    s = train.train(
+        "fox", "flat", "modulate", 0, 128, tmp_path, eval_every=128, eval_episodes=1, overspeed=1.0
+    )
+    assert s["overspeed_weight"] == 1.0
+    assert (tmp_path / "fox_flat_modulate_s0_overspeed1.csv").exists()
+    env = train.make_env("fox", "flat", "modulate", 0, overspeed=1.0)
+    assert env.unwrapped.task.weights.overspeed == 1.0
+    env.close()

@@ -31,12 +31,13 @@ TERRAINS = {"flat": {}, "slope": {"slope_deg": 10.0}}
 EPISODE_STEPS = 480  # 8 s at 60 Hz control
 
 
-def make_env(walker: str, terrain: str, mode: str, seed: int | None = None):
+def make_env(walker: str, terrain: str, mode: str, seed: int | None = None, overspeed: float = 0.0):
     env = gym.make(
         "gaitsim/Walk-v0",
         walker=walker,
         action_mode=mode,
         max_episode_steps=EPISODE_STEPS,
+        reward_weights={"overspeed": overspeed},
         **TERRAINS[terrain],
     )
     env.reset(seed=seed)
@@ -70,11 +71,23 @@ def evaluate(env, policy, episodes: int, seed: int) -> dict:
     }
 
 
-def train(walker, terrain, mode, seed, steps, out: Path, eval_every: int, eval_episodes: int):
+def train(
+    walker,
+    terrain,
+    mode,
+    seed,
+    steps,
+    out: Path,
+    eval_every: int,
+    eval_episodes: int,
+    overspeed: float = 0.0,
+):
+    """One run; ``overspeed``: the reward weight of progress beyond the command (0: the
+    baselines' default; 1 caps progress at the commanded speed)."""
     out.mkdir(parents=True, exist_ok=True)
-    tag = f"{walker}_{terrain}_{mode}_s{seed}"
+    tag = f"{walker}_{terrain}_{mode}_s{seed}" + (f"_overspeed{overspeed:g}" if overspeed else "")
     curve_path = out / f"{tag}.csv"
-    eval_env = make_env(walker, terrain, mode, seed + 10_000)
+    eval_env = make_env(walker, terrain, mode, seed + 10_000, overspeed)
     t0 = time.perf_counter()
     rows = []
     if mode == "prior":
@@ -85,7 +98,7 @@ def train(walker, terrain, mode, seed, steps, out: Path, eval_every: int, eval_e
         from stable_baselines3 import PPO
         from stable_baselines3.common.callbacks import BaseCallback
 
-        env = make_env(walker, terrain, mode, seed)
+        env = make_env(walker, terrain, mode, seed, overspeed)
         model = PPO(
             "MlpPolicy",
             env,
@@ -132,6 +145,7 @@ def train(walker, terrain, mode, seed, steps, out: Path, eval_every: int, eval_e
         "mode": mode,
         "seed": seed,
         "budget": steps if mode != "prior" else 0,
+        "overspeed_weight": overspeed,
         "wall_s": wall,
         **rows[-1],
     }
@@ -149,7 +163,15 @@ def main():
     ap.add_argument("--eval-every", type=int, default=10_240)
     ap.add_argument("--eval-episodes", type=int, default=2)
     ap.add_argument("--out", default="experiments/rl/runs")
+    ap.add_argument(
+        "--overspeed",
+        type=float,
+        default=0.0,
+        help="reward weight of progress beyond the command (default 0; 1 caps progress)",
+    )
     args = ap.parse_args()
+    if not (math.isfinite(args.overspeed) and args.overspeed >= 0):
+        ap.error(f"--overspeed must be a number >= 0, got {args.overspeed}")
     s = train(
         args.walker,
         args.terrain,
@@ -159,6 +181,7 @@ def main():
         Path(args.out),
         args.eval_every,
         args.eval_episodes,
+        args.overspeed,
     )
     print(json.dumps(s, indent=1))
 
