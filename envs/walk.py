@@ -315,7 +315,7 @@ class WalkEnv(gym.Env):
         self._short = 0.0
         self._margin = math.inf  # smallest finite support margin so far
         self._tilt_max = 0.0  # degrees
-        self._tilt_sq = 0.0  # its x^2 + y^2 of the body quaternion
+        self._tilt_sq = 0.0  # the largest x^2 + y^2 of the body quaternion so far
         self._fall = ""
         self.params = dict(params)
         obs, info = self._observe(self._sensed, ctl)
