@@ -127,11 +127,12 @@ def signed_weights(weights: RewardWeights) -> tuple[tuple[str, str, float], ...]
     )  # a weight of 0 gives parts of +0.0, not -0.0
 
 
-def combine(values: dict[str, float], weights) -> tuple[float, dict[str, float]]:
+def combine(
+    values: dict[str, float], signed: tuple[tuple[str, str, float], ...]
+) -> tuple[float, dict[str, float]]:
     """The reward and its parts ``{"reward_<term>": sign * weight * value}``; the reward is
-    the parts added in TERMS order, so the parts sum to it. ``weights``: a RewardWeights,
-    or its ``signed_weights`` (worked out once per env, not every step)."""
-    signed = signed_weights(weights) if isinstance(weights, RewardWeights) else weights
+    the parts added in TERMS order, so the parts sum to it. ``signed``: the weights'
+    ``signed_weights``, worked out once per task rather than every step."""
     parts = {}
     total = 0.0
     for name, key, k in signed:

@@ -266,7 +266,7 @@ class GaitController:
             )
         self.table = table
         ch = self.geo.chain
-        self._legs = [
+        self._solvers = [  # each leg's IK, body frame in, joint angles and shortfall out
             ScalarLeg(ch.mount[i], ch.upper[i], ch.lower[i], ch.kind[i], float(ch.yaw0[i])).solve
             for i in range(self.n_legs)
         ]
@@ -363,13 +363,13 @@ class GaitController:
 
     def _d_mid_before(self, s: float, t: float) -> float:
         """Mid-stance distance of the stance that ended before this swing."""
-        g, c = self.gait, self.walker.cycle
+        g, c = self.gait, self._cycle
         d_lo = s - (t - g.duty) * c
         return d_lo - self.walker.stride / 2
 
     def _d_mid_after(self, s: float, t: float) -> float:
         """Mid-stance distance of the stance after this swing."""
-        g, c = self.gait, self.walker.cycle
+        g, c = self.gait, self._cycle
         d_td = s - (t - g.duty) * c + (1.0 - g.duty) * c
         return d_td + self.walker.stride / 2
 
@@ -507,7 +507,7 @@ class GaitController:
         q, short = [], []
         px, py, pz = pos
         r0, r1, r2, r3, r4, r5, r6, r7, r8 = rot
-        for solve, (tx, ty, tz) in zip(self._legs, targets, strict=True):
+        for solve, (tx, ty, tz) in zip(self._solvers, targets, strict=True):
             vx, vy, vz = tx - px, ty - py, tz - pz
             q1, q2, q3, sf = solve(
                 r0 * vx + r3 * vy + r6 * vz,
@@ -563,10 +563,9 @@ class GaitController:
         q, short = self._solve(targets, vpos, vrot)
         q2, _ = self._solve(ahead, vpos2, vrot2)
         v = [(b - a) / dt for a, b in zip(q, q2, strict=True)]
-        if any(events):
-            for i, ev in enumerate(events):
-                if ev:  # no feedforward through a touchdown or liftoff
-                    v[3 * i : 3 * i + 3] = (0.0, 0.0, 0.0)
+        for i, ev in enumerate(events):
+            if ev:  # no feedforward through a touchdown or liftoff
+                v[3 * i : 3 * i + 3] = (0.0, 0.0, 0.0)
         # Target the pose at the end of the period: solved against the measured body, the
         # legs then move the body by exactly one step of the reference's motion.
         # compliant stance legs share the load and slip less; stiff swing legs track the arc

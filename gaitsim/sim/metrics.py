@@ -123,7 +123,7 @@ def _polygon_distance(cx, cy, hull) -> tuple[float, bool]:
     inside = True
     ax, ay = hull[-1]
     for bx, by in hull:  # edges (last, first), (first, second), ...
-        if (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) < 0:
+        if (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) < 0:  # _cross(a, b, c), unpacked
             inside = False
         d = _segment_distance(cx, cy, ax, ay, bx, by)
         if d < best:
