@@ -7,7 +7,7 @@ Index ranges (L legs, 12 + 9 L values, float32):
 [3, 6)              linear_velocity     body linear velocity in the body frame (m/s)
 [6, 9)              angular_velocity    body angular velocity in the body frame (rad/s)
 [9, 10)             height              body origin over the ground below it (m)
-[10, 10+3L)         joint_position      joint angles, DESIGN.md chain order (rad)
+[10, 10+3L)         joint_position      joint angles, chain order (docs/architecture.md; rad)
 [10+3L, 10+6L)      joint_velocity      joint velocities (rad/s)
 [10+6L, 10+7L)      phase_sin           sin(2 pi phase) of each leg's gait cycle
 [10+7L, 10+8L)      phase_cos           cos(2 pi phase)

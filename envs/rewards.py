@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, fields
 
-GRAVITY = 9.81
+from gaitsim.geometry import GRAVITY
+from gaitsim.sim.metrics import tilt_cos
 
 
 @dataclass(frozen=True)
@@ -105,8 +106,7 @@ def energy(torques, velocities, dt: float, mass: float) -> float:
 
 def tilt(quaternion) -> float:
     """1 - cos of the angle between the body's z axis and world up (0 upright, 2 upside down)."""
-    x, y = quaternion[0], quaternion[1]
-    return 2.0 * (x * x + y * y)
+    return 1.0 - tilt_cos(quaternion)
 
 
 def action_rate(action, prev_action) -> float:

@@ -1,6 +1,6 @@
 """WalkEnv: a gaitsim walker in PyBullet as a Gymnasium environment.
 
-The env composes three separate parts (DESIGN.md rule 3): the robot (the walker's URDF body
+The env composes three separate parts (docs/architecture.md): the robot (the walker's URDF body
 driven by a GaitController), the arena (terrain, friction and the World built from them)
 and the task (command, reward, fall rule). Registered ids (see gaitsim/__init__.py) are
 keyword presets of this one class.
@@ -22,7 +22,7 @@ from gaitsim.sim.controller import (
     ReferenceTable,
     world_substeps,
 )
-from gaitsim.sim.metrics import support_margin
+from gaitsim.sim.metrics import ContactTally, support_margin, tilt_cos
 from gaitsim.sim.robot import Robot
 from gaitsim.sim.world import DisplayError, display_available
 from gaitsim.terrain import Flat, Slope
@@ -129,7 +129,10 @@ class WalkEnv(gym.Env):
     **info**: the reward terms; the run so far: ``distance`` (m along the path), ``speed``
     (m/s, mean), ``slip_mm`` (total stance-foot slide), ``shortfall_m`` (largest reach
     shortfall), ``support_margin_m`` (smallest finite support margin, -inf before any;
-    left out with ``run_metrics=False``), ``tilt_deg`` (largest); and now: ``contacts`` (L bools),
+    left out with ``run_metrics=False``), ``tilt_deg`` (largest), ``duty_by_leg`` (each
+    leg's contact share), ``touchdowns_per_stance`` (contact onsets per planned stance, 1.0
+    is clean; 0 before the first) and ``contact_timing_error`` (share of leg-steps whose
+    contact disagrees with the plan); and now: ``contacts`` (L bools),
     ``commanded_speed``, ``commanded_yaw_rate``, ``fall``, ``t`` (s). ``reset`` adds ``params``:
     the episode's drawn parameters. ``reset(options={...})`` overrides drawn parameters
     (``speed_scale``, ``start_phase``, ``turn``, ``yaw_rate_deg``, ``slope_deg``,
@@ -202,7 +205,7 @@ class WalkEnv(gym.Env):
         self.gait = self.entry.gait
         geo = geometry(self.gait)
         self.n_legs = self.gait.n_legs
-        self.standing_height = geo.hip_height + geo.foot_radius
+        self.standing_height = geo.standing_height
         self.mass = geo.total_mass
         self._reach = float(np.max(np.abs(geo.homes[:, :2]))) + REACH_MARGIN
         self._phase0 = [leg.phase for leg in self.gait.legs]
@@ -315,8 +318,9 @@ class WalkEnv(gym.Env):
         self._short = 0.0
         self._margin = math.inf  # smallest finite support margin so far
         self._tilt_max = 0.0  # degrees
-        self._tilt_sq = 0.0  # the largest x^2 + y^2 of the body quaternion so far
+        self._tilt_cos = 1.0  # the cosine of the largest tilt so far
         self._fall = ""
+        self._tally = ContactTally(self.entry.gait.n_legs)
         self.params = dict(params)
         obs, info = self._observe(self._sensed, ctl)
         info["params"] = dict(params)
@@ -403,6 +407,7 @@ class WalkEnv(gym.Env):
             margin = support_margin(sensed.com, feet, contacts)  # both read x, y only
             if margin < self._margin and margin != -math.inf:  # as summarize(): some foot down
                 self._margin = margin
+        self._tally.add(contacts, ctl.stance)
         self._sensed = sensed
         self._prev_action = a
         self._fall = fall
@@ -420,11 +425,10 @@ class WalkEnv(gym.Env):
         cmd = self.command
         yaw = cmd.yaw_rate(ctl.s_ref)
         obs = self.observer.build(sensed, height, phases, sensed.contacts, cmd.speed, yaw)
-        qx, qy = sensed.quaternion[0], sensed.quaternion[1]
-        tilt = qx * qx + qy * qy  # the largest of these is the largest tilt angle
-        if tilt > self._tilt_sq:
-            self._tilt_sq = tilt
-            self._tilt_max = math.degrees(math.acos(max(-1.0, min(1.0, 1.0 - 2.0 * tilt))))
+        c = tilt_cos(sensed.quaternion)  # the smallest of these is the largest tilt
+        if c < self._tilt_cos:
+            self._tilt_cos = c
+            self._tilt_max = math.degrees(math.acos(max(-1.0, min(1.0, c))))
         t = ctl.t
         info = {
             "distance": ctl.progress,
@@ -440,6 +444,7 @@ class WalkEnv(gym.Env):
         }
         if self.run_metrics:
             info["support_margin_m"] = self._margin if self._margin < math.inf else -math.inf
+        info.update(self._tally.figures())
         return obs, info
 
     # ------------------------------------------------------------------ render / close

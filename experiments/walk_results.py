@@ -2,8 +2,10 @@
 slope up and down, +/-2 cm rough ground and a 1 m-radius turn, 20 simulated seconds each.
 
 Run: python experiments/walk_results.py [--seconds 20] [--workers 2] [--json FILE]
-Prints a markdown table (fell / time to fall, speed ratio, mean stance slip, max reach
-shortfall, min support margin) and the wall time it took.
+Prints two markdown tables and the wall time it took: per condition the verdict (and its
+reason when the walker did not walk), speed ratio, mean stance slip and max reach shortfall;
+on flat ground each leg's measured duty beside the catalog's, touchdowns per stance and the
+contact timing error.
 """
 
 from __future__ import annotations
@@ -45,6 +47,13 @@ def run_cell(cell):
         )
     s = simulate(walker, seconds=seconds, config=ControlConfig(body=body), **kw).summary
     keep = (
+        "verdict",
+        "verdict_reason",
+        "duty_by_leg",
+        "touchdowns_per_stance",
+        "contact_timing_error",
+        "swing_scuff_share",
+        "foot_travel_mm_per_stance",
         "fell",
         "time_to_fall_s",
         "speed_ratio",
@@ -65,11 +74,33 @@ def cells(seconds):
 
 
 def fmt(r):
-    fell = f"fell at {r['time_to_fall_s']:.1f} s" if r["fell"] else "walked"
+    v = r["verdict"] if r["verdict"] == "walked" else f"**{r['verdict']}** ({r['verdict_reason']})"
     return (
-        f"{fell}, {r['speed_ratio']:.2f}, {r['slip_mm_per_stance']:.1f} mm, "
+        f"{v}, {r['speed_ratio']:.2f}, {r['slip_mm_per_stance']:.1f} mm, "
         f"{r['max_shortfall_m'] * 1000:.0f} mm"
     )
+
+
+def fidelity(table):
+    """The flat-ground gait-fidelity table."""
+    from gaitsim import load_catalog
+
+    cat = load_catalog()
+    print("\n| walker (body) | catalog duty | measured duty by leg | touchdowns / stance | "
+          "timing error | swing scuff |")  # fmt: skip
+    print("| --- " * 6 + "|")
+    for (walker, body), row in table.items():
+        r = row.get("flat")
+        if r is None:
+            continue
+        duty = " ".join(f"{d:.2f}" for d in r["duty_by_leg"])
+        tds = r["touchdowns_per_stance"]
+        print(
+            f"| {walker} ({body}) | {cat[walker].gait.duty:.2f} | {duty} | "
+            f"{tds:.2f} | {r['contact_timing_error']:.3f} | {r['swing_scuff_share']:.3f} |"
+            if tds is not None
+            else f"| {walker} ({body}) | {cat[walker].gait.duty:.2f} | {duty} | n/a | n/a | n/a |"
+        )
 
 
 def main():
@@ -95,9 +126,10 @@ def main():
             + " |"
         )
     print(
-        f"\ncell: outcome, speed ratio, mean stance slip, max reach shortfall; "
+        f"\ncell: verdict, speed ratio, mean stance slip, max reach shortfall; "
         f"{args.seconds:g} simulated s per cell; wall time {wall:.0f} s with {args.workers} workers"
     )
+    fidelity(table)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(

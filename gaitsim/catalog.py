@@ -8,10 +8,13 @@ permutation done here and nowhere else, so a load/save round trip is exact.
 from __future__ import annotations
 
 import contextlib
+import errno
+import hashlib
 import json
 import math
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -40,9 +43,37 @@ SEGMENT_EXTRA_KEYS = {
 _GAIT_FIELDS = ("stride", "duty", "lift", "clip_speed", "segments")
 _SEGMENT_FIELDS = ("name", "side", "phase", "knee", "upper", "lower", "home")
 
+# Physical bounds of a catalog. Everything inside them loads, validates, builds a URDF and
+# walks; anything outside is refused at load with the field named.
+MAX_CATALOG_BYTES = 16 * 2**20  # a catalog file larger than this is refused before reading
+MAX_NAME_LENGTH = 64  # characters in a walker or leg name (names become file names)
+MAX_LEGS = 31  # a leg is 4 URDF joints; PyBullet cannot hold a body of 128 joints
+MIN_LENGTH = 1e-3  # m: bones, stride, hip height, foot radius, body box sides
+MAX_LENGTH = 10.0  # m: the same, plus lift, bob and every home / hip coordinate
+MIN_DUTY = 0.05  # share of the cycle a foot is on the ground
+MAX_DUTY = 0.98
+MIN_SPEED = 1e-3  # m/s: clip speed
+MAX_SPEED = 20.0
+MIN_MASS = 1e-3  # kg
+MAX_MASS = 1e5
+MAX_FOOT_SLIDE_MM = 1e6  # walk_test.foot_slide_mm (a kilometre: any measured slide fits)
 
-class CatalogError(ValueError):
+
+class GaitsimError(Exception):
+    """Bad input or an unusable environment (not a bug in gaitsim): the message names the
+    place and the fix. The ``gaitsim`` command reports these with exit code 2."""
+
+
+class CatalogError(GaitsimError, ValueError):
     """A catalog is malformed; the message names the place and how to fix it."""
+
+
+class WriteError(GaitsimError, OSError):
+    """A file could not be written (disk full, read-only, no permission, bad name...); the
+    message names the path. Nothing half-written is left behind. ``errno`` is the cause's."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else super().__str__()
 
 
 def gaitkit_to_rep103(v: Any) -> tuple[float, float, float]:
@@ -188,6 +219,21 @@ def _positive(obj, key, where, what):
     return v
 
 
+def _within(v: float, place: str, lo: float, hi: float, unit: str, bound: str) -> float:
+    """v, or a CatalogError naming the place and the physical bound it breaks."""
+    if v < lo:
+        raise _fail(place, f"must be at least {lo:g} {unit} ({bound} lower bound), got {v!r}")
+    if v > hi:
+        raise _fail(place, f"must be at most {hi:g} {unit} ({bound} upper bound), got {v!r}")
+    return v
+
+
+def _length(obj, key, where) -> float:
+    """A positive length in metres within [MIN_LENGTH, MAX_LENGTH]."""
+    v = _positive(obj, key, where, "a positive number of metres")
+    return _within(v, f"{where}.{key}", MIN_LENGTH, MAX_LENGTH, "m", "length")
+
+
 def _vector(obj: Mapping[str, Any], key: str, where: str) -> tuple[float, float, float]:
     if key not in obj:
         raise _fail(f"{where}.{key}", "missing; add [x, y, z] in metres (Gaitkit frame)")
@@ -199,8 +245,46 @@ def _vector(obj: Mapping[str, Any], key: str, where: str) -> tuple[float, float,
         f = _finite(c)
         if f is None:
             raise _fail(f"{where}.{key}[{i}]", f"must be a finite number of metres, got {c!r}")
+        if abs(f) > MAX_LENGTH:
+            raise _fail(
+                f"{where}.{key}[{i}]",
+                f"must be within +/-{MAX_LENGTH:g} m of the body centre (coordinate bound), "
+                f"got {c!r}",
+            )
         out.append(f)
     return gaitkit_to_rep103(out)
+
+
+_NAME_FORBIDDEN = ("/", "\\")
+
+
+def check_name(name: Any, place: str, what: str = "name") -> str:
+    """A walker or leg name, or a CatalogError: a non-empty string of at most
+    MAX_NAME_LENGTH printable characters without surrounding spaces or path separators
+    (names become file names and table rows)."""
+    if not isinstance(name, str) or not name:
+        raise _fail(place, f"must be a non-empty string, got {name!r}")
+    if len(name) > MAX_NAME_LENGTH:
+        raise _fail(
+            place,
+            f"{what} {name[:20]!r}... is {len(name)} characters long; use at most "
+            f"{MAX_NAME_LENGTH} (names become file names)",
+        )
+    bad = next((c for c in name if not c.isprintable()), None)
+    if bad is not None:
+        raise _fail(
+            place,
+            f"{what} {name!r} contains the control character {bad!r}; use printable "
+            "characters only",
+        )
+    if name != name.strip():
+        raise _fail(place, f"{what} {name!r} starts or ends with a space; remove it")
+    sep = next((c for c in _NAME_FORBIDDEN if c in name), None)
+    if sep is not None:
+        raise _fail(
+            place, f"{what} {name!r} contains {sep!r}; names become file names, so avoid it"
+        )
+    return name
 
 
 def _parse_leg(obj: Any, where: str) -> Leg:
@@ -209,9 +293,7 @@ def _parse_leg(obj: Any, where: str) -> Leg:
     for key, what in (("name", "a leg name"), ("side", "'L' or 'R'"), ("knee", "up|forward|back")):
         if key not in obj:
             raise _fail(f"{where}.{key}", f"missing; add {what}")
-    name = obj.get("name")
-    if not isinstance(name, str) or not name:
-        raise _fail(f"{where}.name", f"must be a non-empty string, got {name!r}")
+    name = check_name(obj.get("name"), f"{where}.name", "leg name")
     side = obj.get("side")
     if side not in SIDES:
         raise _fail(f"{where}.side", f"must be 'L' or 'R', got {side!r}")
@@ -221,8 +303,8 @@ def _parse_leg(obj: Any, where: str) -> Leg:
     knee = obj.get("knee")
     if knee not in KNEES:
         raise _fail(f"{where}.knee", f"must be one of up, forward, back, got {knee!r}")
-    upper = _positive(obj, "upper", where, "a positive number of metres")
-    lower = _positive(obj, "lower", where, "a positive number of metres")
+    upper = _length(obj, "upper", where)
+    lower = _length(obj, "lower", where)
     home = _vector(obj, "home", where)
     side_sign = 1.0 if side == "L" else -1.0
     if home[1] * side_sign <= 0:
@@ -243,14 +325,17 @@ def parse_gait(obj: Any, where: str = "gait") -> Gait:
     """Validate a Gaitkit gait object and return a :class:`Gait` (REP-103 inside)."""
     if not isinstance(obj, Mapping):
         raise _fail(where, f"must be an object with {', '.join(_GAIT_FIELDS)}, got {obj!r}")
-    stride = _positive(obj, "stride", where, "a positive number of metres")
+    stride = _length(obj, "stride", where)
     duty = _number(obj, "duty", where, "a number strictly between 0 and 1")
     if not 0.0 < duty < 1.0:
         raise _fail(f"{where}.duty", f"must be strictly between 0 and 1, got {duty!r}")
+    _within(duty, f"{where}.duty", MIN_DUTY, MAX_DUTY, "of the cycle", "duty factor")
     lift = _number(obj, "lift", where, "a number of metres >= 0")
     if lift < 0:
         raise _fail(f"{where}.lift", f"must be >= 0 metres, got {lift!r}")
+    _within(lift, f"{where}.lift", 0.0, MAX_LENGTH, "m", "length")
     clip_speed = _positive(obj, "clip_speed", where, "a positive speed in m/s")
+    _within(clip_speed, f"{where}.clip_speed", MIN_SPEED, MAX_SPEED, "m/s", "speed")
     if "segments" not in obj:
         raise _fail(f"{where}.segments", "missing; add a list of leg objects")
     segs = obj.get("segments")
@@ -258,6 +343,10 @@ def parse_gait(obj: Any, where: str = "gait") -> Gait:
         raise _fail(f"{where}.segments", f"must be a list of leg objects, got {segs!r}")
     if not segs:
         raise _fail(f"{where}.segments", "is empty; a walker needs at least one leg")
+    if len(segs) > MAX_LEGS:
+        raise _fail(
+            f"{where}.segments", f"has {len(segs)} legs; a walker may have at most {MAX_LEGS}"
+        )
     legs = tuple(_parse_leg(s, f"{where}.segments[{i}]") for i, s in enumerate(segs))
     seen: dict[str, int] = {}
     for i, leg in enumerate(legs):
@@ -269,13 +358,18 @@ def parse_gait(obj: Any, where: str = "gait") -> Gait:
             )
         seen[leg.name] = i
     opt: dict[str, Any] = {}
-    for key in ("hip_height", "foot_radius", "mass"):
+    for key in ("hip_height", "foot_radius"):
         if key in obj:
             opt[key] = _positive(obj, key, where, "a positive number")
+            _within(opt[key], f"{where}.{key}", MIN_LENGTH, MAX_LENGTH, "m", "length")
+    if "mass" in obj:
+        opt["mass"] = _positive(obj, "mass", where, "a positive number")
+        _within(opt["mass"], f"{where}.mass", MIN_MASS, MAX_MASS, "kg", "mass")
     if "bob" in obj:
         opt["bob"] = _number(obj, "bob", where, "a number of metres >= 0")
         if opt["bob"] < 0:
             raise _fail(f"{where}.bob", f"must be >= 0 metres, got {opt['bob']!r}")
+        _within(opt["bob"], f"{where}.bob", 0.0, MAX_LENGTH, "m", "length")
     if "body" in obj:
         b = obj["body"]
         if (
@@ -286,6 +380,8 @@ def parse_gait(obj: Any, where: str = "gait") -> Gait:
             raise _fail(
                 f"{where}.body", f"must be [length, width, height] > 0 in metres, got {b!r}"
             )
+        for i, c in enumerate(b):
+            _within(float(c), f"{where}.body[{i}]", MIN_LENGTH, MAX_LENGTH, "m", "length")
         opt["body"] = tuple(float(c) for c in b)
     extra = {k: v for k, v in obj.items() if k not in _GAIT_FIELDS and k not in GAIT_EXTRA_KEYS}
     return Gait(stride, duty, lift, clip_speed, legs, extra=_freeze(extra), **opt)
@@ -301,7 +397,8 @@ def _parse_entry(name: str, obj: Any) -> Entry:
     if wt is not None and not isinstance(wt, Mapping):
         raise _fail(f"{name}.walk_test", f"must be an object, got {wt!r}")
     if wt is not None and "foot_slide_mm" in wt:
-        _number(wt, "foot_slide_mm", f"{name}.walk_test", "a number of millimetres")
+        slide = _number(wt, "foot_slide_mm", f"{name}.walk_test", "a number of millimetres")
+        _within(slide, f"{name}.walk_test.foot_slide_mm", 0.0, MAX_FOOT_SLIDE_MM, "mm", "slide")
     extra = {k: v for k, v in obj.items() if k not in ("gait", "walk_test")}
     return Entry(name, gait, _freeze(wt) if wt is not None else None, _freeze(extra))
 
@@ -316,6 +413,12 @@ def parse_catalog(obj: Any, name: str = "walker") -> Catalog:
 
 def _parse_catalog(obj: Any, name: str) -> Catalog:
     if isinstance(obj, Mapping) and "segments" in obj:
+        try:
+            check_name(name, "catalog", "walker name")
+        except CatalogError as exc:
+            raise CatalogError(
+                f"{exc}; a bare gait's walker is named after its file, so rename the file"
+            ) from None
         return Catalog([Entry(name, parse_gait(obj, name))], bare=True)
     if not isinstance(obj, Mapping):
         raise CatalogError(
@@ -323,7 +426,9 @@ def _parse_catalog(obj: Any, name: str) -> Catalog:
         )
     if not obj:
         raise CatalogError("catalog: is empty; add at least one walker")
-    return Catalog([_parse_entry(str(k), v) for k, v in obj.items()])
+    for k in obj:
+        check_name(k, "catalog", "walker name")
+    return Catalog([_parse_entry(k, v) for k, v in obj.items()])
 
 
 class _ConstantError(ValueError):
@@ -348,8 +453,149 @@ def _constant_position(text: str) -> str:
     return ""
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """object_pairs_hook: a dict, or _DuplicateKey when a key repeats (json keeps the last)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _DuplicateKey()
+    return obj
+
+
+def _line_column(text: str, pos: int) -> str:
+    return f"line {text.count(chr(10), 0, pos) + 1}, column {pos - text.rfind(chr(10), 0, pos)}"
+
+
+def _find_duplicate(text: str) -> tuple[tuple, str, int, int] | None:
+    """(path, key, first position, repeat position) of the first key given twice, by a
+    position-keeping walk over JSON text that json has already found well-formed up to it."""
+    from json.decoder import WHITESPACE, scanstring
+
+    scalar = json.JSONDecoder(parse_constant=float)
+
+    def ws(pos: int) -> int:
+        return WHITESPACE.match(text, pos).end()
+
+    def value(pos: int, path: tuple):
+        pos = ws(pos)
+        if text.startswith("{", pos):
+            seen: dict[str, int] = {}
+            pos = ws(pos + 1)
+            if text.startswith("}", pos):
+                return pos + 1
+            while True:
+                start = pos
+                key, pos = scanstring(text, pos + 1)
+                if key in seen:
+                    raise _Found((path, key, seen[key], start))
+                seen[key] = start
+                pos = value(ws(pos) + 1, (*path, key))  # past the ':'
+                pos = ws(pos)
+                if text.startswith("}", pos):
+                    return pos + 1
+                pos = ws(pos + 1)  # past the ','
+        if text.startswith("[", pos):
+            pos = ws(pos + 1)
+            if text.startswith("]", pos):
+                return pos + 1
+            i = 0
+            while True:
+                pos = ws(value(pos, (*path, i)))
+                if text.startswith("]", pos):
+                    return pos + 1
+                pos, i = pos + 1, i + 1
+        return scalar.raw_decode(text, pos)[1]
+
+    class _Found(Exception):
+        pass
+
+    try:
+        value(0, ())
+    except _Found as found:
+        return found.args[0]
+    except (ValueError, RecursionError, IndexError):
+        pass
+    return None
+
+
+def _duplicate_message(text: str, label: str) -> str:
+    found = _find_duplicate(text)
+    if found is None:  # not located (e.g. nested too deeply to walk): say what is known
+        return f"{label}: a key is given twice in one object; JSON keeps only the last, so keep one"
+    path, key, first, again = found
+    places = f"{_line_column(text, first)} and {_line_column(text, again)}"
+    if not path and key not in _GAIT_FIELDS and key not in GAIT_EXTRA_KEYS:
+        return (
+            f"{label}: walker {key!r} is given twice at the top level ({places}); a JSON reader "
+            "keeps only the last, so rename or remove one"
+        )
+    place = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    place = place or "catalog"
+    return (
+        f"{label}: {place}: key {key!r} is given twice ({places}); a JSON reader keeps only "
+        "the last, so remove one"
+    )
+
+
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _file_kind(mode: int) -> str:
+    return next((what for test, what in _FILE_KINDS if test(mode)), "not a regular file")
+
+
+def read_regular_file(path: str | os.PathLike, what: str = "file") -> bytes:
+    """The bytes of a regular file of at most MAX_CATALOG_BYTES; a CatalogError for a
+    folder, pipe, device or larger file, checked before anything is read."""
+    label = str(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise CatalogError(f"{label}: no such file; check the path") from None
+    except (OSError, ValueError) as exc:
+        raise CatalogError(f"{label}: cannot read it ({exc})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise CatalogError(
+            f"{label}: cannot read it: it is {_file_kind(st.st_mode)}, not a regular file; "
+            f"give a {what}"
+        )
+    if st.st_size > MAX_CATALOG_BYTES:
+        raise CatalogError(
+            f"{label}: is {st.st_size} bytes, over the {MAX_CATALOG_BYTES // 2**20} MiB limit "
+            f"for a {what}; is this the right file?"
+        )
+    try:  # O_NONBLOCK: a pipe swapped in since the stat must not hang the open
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise CatalogError(f"{label}: cannot read it ({exc})") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise CatalogError(f"{label}: cannot read it: not a regular file; give a {what}")
+        try:
+            data = fh.read(MAX_CATALOG_BYTES + 1)
+        except OSError as exc:
+            raise CatalogError(f"{label}: cannot read it ({exc})") from None
+    if len(data) > MAX_CATALOG_BYTES:
+        raise CatalogError(
+            f"{label}: is over the {MAX_CATALOG_BYTES // 2**20} MiB limit for a {what}"
+        )
+    return data
+
+
 def load_catalog(path: str | os.PathLike | None = None) -> Catalog:
-    """Load and validate a catalog; the built-in one when ``path`` is None."""
+    """Load and validate a catalog; the built-in one when ``path`` is None.
+
+    Only a regular file of at most MAX_CATALOG_BYTES is read (a folder, pipe or device is
+    refused before reading)."""
     if path is None:
         text = resources.files("gaitsim").joinpath("data/catalog.json").read_text("utf-8")
         label = "built-in catalog"
@@ -358,19 +604,26 @@ def load_catalog(path: str | os.PathLike | None = None) -> Catalog:
         p = Path(path)
         label = str(p)
         stem = p.stem
+        data = read_regular_file(p, "catalog JSON file")
         try:
-            text = p.read_text("utf-8")
-        except FileNotFoundError:
-            raise CatalogError(f"{label}: no such file; check the path") from None
-        except (OSError, UnicodeDecodeError) as exc:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise CatalogError(f"{label}: cannot read it ({exc})") from None
     return loads_catalog(text, label=label, name=stem)
 
 
+def catalog_sha256(catalog: Catalog) -> str:
+    """A hash of the catalog's content as gaitsim saves it (equal catalogs, equal hashes)."""
+    return hashlib.sha256(dumps_catalog(catalog).encode("utf-8")).hexdigest()
+
+
 def loads_catalog(text: str, *, label: str = "catalog", name: str = "walker") -> Catalog:
-    """Parse catalog JSON text; syntax errors carry the line and column."""
+    """Parse catalog JSON text; syntax errors carry the line and column, and a key given
+    twice in one object (which JSON readers silently drop) is refused with both places."""
     try:
-        obj = json.loads(text, parse_constant=_reject_constant)
+        obj = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_pairs)
+    except _DuplicateKey:
+        raise CatalogError(_duplicate_message(text, label)) from None
     except json.JSONDecodeError as exc:
         raise CatalogError(
             f"{label}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -455,32 +708,124 @@ def _umask() -> int:
     return mask
 
 
+_IN_THE_WAY = "a file is in the way where a folder is needed; remove it or choose another path"
+_NO_PERMISSION = "permission denied; write somewhere you may write, or fix the permissions"
+_WRITE_HINTS = {
+    errno.ENOSPC: "the disk is full; free some space or write somewhere else",
+    errno.EDQUOT: "the disk quota is used up; free some space or write somewhere else",
+    errno.EFBIG: "the file is too large for this file system or process limit",
+    errno.EROFS: "the file system is read-only; write somewhere else",
+    errno.EACCES: _NO_PERMISSION,
+    errno.EPERM: _NO_PERMISSION,
+    errno.ENAMETOOLONG: "a file or folder name in the path is too long; use a shorter name",
+    errno.EEXIST: _IN_THE_WAY,
+    errno.ENOTDIR: _IN_THE_WAY,
+    errno.EISDIR: "it is a folder; name a file instead",
+    errno.EIO: "an input/output error; check the disk",
+}
+
+
+def write_error(path: str | os.PathLike, exc: OSError) -> WriteError:
+    """A WriteError naming ``path`` (and the part of it at fault) for an OSError met while
+    writing it; a WriteError is returned unchanged."""
+    if isinstance(exc, WriteError):
+        return exc
+    reason = (exc.strerror or str(exc)).strip().split("\n")[0][:200] or type(exc).__name__
+    if exc.filename is not None and str(exc.filename) != str(path):
+        reason = f"{exc.filename}: {reason}"
+    hint = _WRITE_HINTS.get(exc.errno, "check the path and the disk")
+    err = WriteError(f"{path}: cannot write it ({reason}); {hint}")
+    err.errno, err.filename = exc.errno, str(path)
+    return err
+
+
+def _write_target(path: Path) -> Path:
+    """The file a write to ``path`` should replace: a symlink's target (written through, so
+    the link stays a link), otherwise ``path`` itself."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable; best effort (some file systems refuse it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
-def atomic_output(path: str | os.PathLike, suffix: str = ".tmp"):
-    """Yield a temporary path beside ``path``; on success it replaces ``path``, on any
-    failure it is removed and ``path`` is left as it was (no half-written file)."""
+def atomic_output(path: str | os.PathLike, suffix: str = ".tmp", *, min_size: int = 0):
+    """Yield a temporary path in ``path``'s folder; on success the file is fsynced, checked
+    to hold at least ``min_size`` bytes and renamed over ``path`` (through a symlink, to
+    its target). On any failure the temporary file is removed, ``path`` is left as it was
+    (no half-written file), and an OSError becomes a :class:`WriteError` naming ``path``."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
-    os.close(fd)
+    try:
+        target = _write_target(path)
+        folder = target.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:80]}.", suffix=suffix, dir=folder)
+        os.close(fd)
+    except OSError as exc:
+        raise write_error(path, exc) from exc
     try:
         yield Path(tmp)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give files the usual mode
-        os.replace(tmp, path)
-    except BaseException:
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+            size = os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+        if size < min_size:
+            raise WriteError(
+                f"{path}: cannot write it (the writer left {size} bytes, expected at least "
+                f"{min_size}); check the disk"
+            )
+        try:  # keep an existing file's permissions; a new file gets the usual mode
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except OSError:
+            mode = 0o666 & ~_umask()  # mkstemp makes 0600
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException as exc:
         try:
             os.unlink(tmp)
-        except FileNotFoundError:
+        except OSError:
             pass
+        if isinstance(exc, OSError):
+            raise write_error(path, exc) from exc
         raise
+    _fsync_folder(folder)
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write data to path via a temporary file and rename: no half-written file survives."""
-    with atomic_output(path) as tmp, open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
+    """Write data to path via a temporary file in its folder, flushed, fsynced and checked
+    for size, then renamed over it: no half-written file survives, and a failure raises a
+    :class:`WriteError` naming the path."""
+    data = bytes(data)
+    with atomic_output(path) as tmp:
+        fd = os.open(tmp, os.O_WRONLY | os.O_TRUNC)
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                if written <= 0:
+                    raise OSError(errno.EIO, "the disk took no bytes")
+                view = view[written:]
+            os.fsync(fd)
+            size = os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+        if size != len(data):
+            raise WriteError(
+                f"{path}: cannot write it (wrote {size} of {len(data)} bytes); check the disk"
+            )
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:

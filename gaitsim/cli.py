@@ -21,14 +21,16 @@ from .catalog import (
     Catalog,
     CatalogError,
     Entry,
+    GaitsimError,
     atomic_write_bytes,
     atomic_write_text,
     gait_pattern,
     load_catalog,
+    write_error,
 )
 
 
-class UsageError(Exception):
+class UsageError(GaitsimError):
     """Bad command-line input; the message says how to fix it."""
 
 
@@ -38,8 +40,46 @@ def _progress(iterable, desc: str, total: int | None = None, quiet: bool = False
     return tqdm(iterable, desc=desc, total=total, disable=quiet, file=sys.stderr, leave=False)
 
 
+def _catalog_label(args) -> str:
+    return str(args.catalog) if args.catalog else "built-in catalog"
+
+
+def _in_catalog(args, exc: Exception) -> CatalogError:
+    """A catalog error whose message starts with the catalog it came from."""
+    msg, label = str(exc), _catalog_label(args)
+    return CatalogError(msg if msg.startswith(f"{label}: ") else f"{label}: {msg}")
+
+
 def _catalog(args) -> Catalog:
-    return load_catalog(args.catalog)
+    try:
+        return load_catalog(args.catalog)
+    except CatalogError as exc:
+        raise _in_catalog(args, exc) from None
+
+
+def _resolved(args, catalog: Catalog, entries: list[Entry]) -> list[Entry]:
+    """The entries, each with its body geometry resolved now, so that a walker the
+    kinematics cannot build is reported naming the catalog file and the walker."""
+    from .geometry import geometry
+
+    for e in entries:
+        try:
+            geometry(e.gait)
+        except CatalogError as exc:
+            where = f"{e.name}." if catalog.bare else f"{e.name}.gait."
+            raise _in_catalog(args, f"{where}{exc}") from None
+    return entries
+
+
+MAX_SPEED_SCALE = 10.0  # --speed-scale: stride multiples beyond this leave any gait
+
+
+def _check_speed_scale(value: float) -> float:
+    if not (math.isfinite(value) and 0 < value <= MAX_SPEED_SCALE):
+        raise UsageError(
+            f"--speed-scale must be a number > 0 and at most {MAX_SPEED_SCALE:g}, got {value!r}"
+        )
+    return value
 
 
 def _walkers(catalog: Catalog, names: list[str] | None) -> list[Entry]:
@@ -102,12 +142,14 @@ def cmd_catalog(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from .catalog import save_catalog
+    from .catalog import dumps_catalog, loads_catalog, save_catalog
     from .validate import SLIDE_LIMIT_MM, VARIANTS, validate_entry
 
     if args.write and not args.catalog:
         raise UsageError("--write needs --catalog FILE: name the catalog file to update")
+    _check_speed_scale(args.speed_scale)
     cat = _catalog(args)
+    _resolved(args, cat, list(cat.values()))
     results = [
         validate_entry(e, mode=args.mode, speed_scale=args.speed_scale)
         for e in _progress(cat.values(), "walk test", len(cat), args.quiet)
@@ -139,10 +181,21 @@ def cmd_validate(args) -> int:
             wt["foot_slide_mm"] = round(r["foot_slide_mm"]["straight"], 6)
             entries.append(Entry(e.name, e.gait, wt, e.extra))
         # a bare gait object has no place for walk_test, so it is saved as a catalog
-        save_catalog(Catalog(entries), args.catalog)
+        updated = Catalog(entries)
+        try:  # never write a catalog the loader would refuse
+            loads_catalog(dumps_catalog(updated))
+        except (CatalogError, ValueError) as exc:
+            raise UsageError(
+                f"--write: not writing {args.catalog}: the measured walk test cannot be stored "
+                f"({exc}); the file is unchanged"
+            ) from None
+        save_catalog(updated, args.catalog)
         if not args.quiet:
             print(f"wrote walk_test.foot_slide_mm to {args.catalog}", file=sys.stderr)
     return 0 if all(r["pass"] for r in results) else 1
+
+
+CLIP_MAX_SAMPLES = 100_000  # samples per cycle of `gaitsim clip`
 
 
 def cmd_clip(args) -> int:
@@ -152,10 +205,11 @@ def cmd_clip(args) -> int:
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".json", ".npz"):
         raise UsageError(f"--out must end in .csv, .json or .npz, got {out.name!r}")
-    if args.samples < 2:
-        raise UsageError(f"--samples must be at least 2, got {args.samples}")
+    if not 2 <= args.samples <= CLIP_MAX_SAMPLES:
+        raise UsageError(f"--samples must be between 2 and {CLIP_MAX_SAMPLES}, got {args.samples}")
+    _check_speed_scale(args.speed_scale)
     cat = _catalog(args)
-    entry = _walkers(cat, [args.walker])[0]
+    entry = _resolved(args, cat, _walkers(cat, [args.walker]))[0]
     clip = bake_clip(entry, samples=args.samples, speed_scale=args.speed_scale)
     if suffix == ".csv":
         atomic_write_text(out, clip_to_csv(clip))
@@ -185,11 +239,18 @@ def cmd_clip(args) -> int:
     return 0
 
 
+URDF_DEFAULT_OUT = "gaitsim-urdf"  # not the tracked urdf/: that one is written only by name
+
+
 def cmd_urdf(args) -> int:
-    from .urdf import write_catalog
+    from .urdf import URDFNameError, write_catalog
 
     cat = _catalog(args)
-    paths = write_catalog(cat, args.out)
+    _resolved(args, cat, list(cat.values()))
+    try:
+        paths = write_catalog(cat, args.out)
+    except URDFNameError as exc:
+        raise _in_catalog(args, exc) from None
     if not args.quiet:
         for p in paths:
             print(p)
@@ -301,15 +362,21 @@ def _walk_table(s: dict) -> str:
     ]
     if "assist_mean_force_per_weight" in s:
         rows.append(["assist force / weight", _fmt(s["assist_mean_force_per_weight"], ".3f")])
+    duty = s.get("duty_by_leg") or []
+    rows.append(["measured duty by leg", " ".join(_fmt(d, ".2f") for d in duty)])
+    rows.append(["catalog duty", _fmt(s.get("catalog_duty"), ".2f")])
+    rows.append(["touchdowns per stance", _fmt(s.get("touchdowns_per_stance"), ".2f")])
+    rows.append(["contact timing error", _fmt(s.get("contact_timing_error"), ".3f")])
     fell = s["fell"]
     rows.append(["fell", f"YES after {_fmt(s['time_to_fall_s'], '.2f')} s" if fell else "no"])
+    rows.append(["verdict", f"{s['verdict']}: {s['verdict_reason']}"])
     return _table(rows, ["metric", "value"])
 
 
 def cmd_walk(args) -> int:
     # -- flags first: nothing below imports pybullet until the input is known to be good
     terrain = _walk_terrain(args)
-    _finite(args.speed_scale, "--speed-scale", positive=True)
+    _check_speed_scale(args.speed_scale)
     _finite(args.seconds, "--seconds", positive=True)
     _finite(args.friction, "--friction", positive=True)
     _finite(args.control_hz, "--control-hz", positive=True)
@@ -331,7 +398,14 @@ def cmd_walk(args) -> int:
         folder = next(d for d in [video.absolute().parent, *video.absolute().parents] if d.exists())
         if not folder.is_dir() or not os.access(folder, os.W_OK):
             raise UsageError(f"--video {video}: cannot write into {folder}")
-    entry = _walkers(_catalog(args), [args.walker])[0]
+    cat = _catalog(args)
+    entry = _resolved(args, cat, _walkers(cat, [args.walker]))[0]
+    from .urdf import URDFNameError, check_names
+
+    try:  # the physics body is a URDF: its names must be URDF names
+        check_names(entry)
+    except URDFNameError as exc:
+        raise _in_catalog(args, exc) from None
 
     from .sim.controller import ControlConfig, world_substeps
     from .sim.run import simulate
@@ -342,13 +416,21 @@ def cmd_walk(args) -> int:
         substeps = world_substeps(1.0 / SIM_HZ, args.control_hz)
     except ValueError as exc:
         raise UsageError(f"--control-hz {args.control_hz:g}: {exc}") from None
+    if round(args.seconds / (substeps / SIM_HZ)) < 1:  # simulate()'s step count
+        raise UsageError(
+            f"--seconds must cover at least one control step ({substeps / SIM_HZ:g} s), "
+            f"got {args.seconds!r}"
+        )
     if video is not None:
         try:
             check_format(video)
         except VideoError as exc:
             raise UsageError(f"--video {video.name}: {exc}") from None
+    from .sim.run import default_body
+
+    body = default_body(entry) if args.body == "auto" else args.body
     config = ControlConfig(
-        body=args.body, distance_source=args.distance_source, control_hz=args.control_hz
+        body=body, distance_source=args.distance_source, control_hz=args.control_hz
     )
 
     from tqdm import tqdm
@@ -390,6 +472,7 @@ def cmd_walk(args) -> int:
             friction=args.friction,
             gui=args.gui,
             on_step=on_step,
+            walker_options={"swing": args.swing},
         )
     except DisplayError as exc:
         raise UsageError(
@@ -423,25 +506,24 @@ def cmd_walk(args) -> int:
         print(json.dumps(_json_safe(summary), indent=2, allow_nan=False))
     else:
         print(_walk_table(summary))
-        if summary["fell"]:
+        if summary["verdict"] != "walked":
             print(
-                f"\n{entry.name} fell after {_fmt(summary['time_to_fall_s'], '.2f')} s "
-                "(the body touched the ground, tilted past 60 deg or sank below 40 % of its "
-                "standing height); exit code 1"
+                f"\n{entry.name} did not walk: {summary['verdict']} ({summary['verdict_reason']})"
+                "; exit code 1"
             )
-    return 1 if summary["fell"] else 0
+    return 0 if summary["verdict"] == "walked" else 1
 
 
 # ---------------------------------------------------------------------------- parser
 
 
 def cmd_sweep(args) -> int:
-    from .sweep import SweepError, load_sweep, run_sweep
+    from .sweep import MAX_SEEDS, SweepError, load_sweep, run_sweep
 
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
-    if args.seeds is not None and args.seeds < 1:
-        raise UsageError(f"--seeds must be at least 1, got {args.seeds}")
+    if args.seeds is not None and not 1 <= args.seeds <= MAX_SEEDS:
+        raise UsageError(f"--seeds must be from 1 to {MAX_SEEDS}, got {args.seeds}")
     if args.address and args.backend != "ray":
         raise UsageError("--address is for --backend ray; add --backend ray or drop it")
     try:
@@ -455,6 +537,7 @@ def cmd_sweep(args) -> int:
             address=args.address,
             seeds=args.seeds,
             progress=not args.quiet,
+            restart=args.restart,
         )
     except SweepError as exc:
         raise UsageError(str(exc)) from None
@@ -474,9 +557,15 @@ def cmd_report(args) -> int:
 
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
-    if not (args.seconds > 0):
+    if not (math.isfinite(args.seconds) and args.seconds > 0):
         raise UsageError(f"--seconds must be positive, got {args.seconds}")
-    path = build_report(
+    cat = _catalog(args)  # errors name the catalog file before any work starts
+    _resolved(args, cat, list(cat.values()))
+    try:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise write_error(args.out, exc) from exc
+    report = build_report(
         args.out,
         catalog=args.catalog,
         seconds=args.seconds,
@@ -484,7 +573,13 @@ def cmd_report(args) -> int:
         full=args.full,
         progress=not args.quiet,
     )
-    print(f"report written to {path}")
+    print(f"report written to {report.path}")
+    if report.walk_test_failed:
+        print(
+            f"walk test failed for {', '.join(report.walk_test_failed)} (see the walk-test "
+            "table and `gaitsim validate`); exit code 1"
+        )
+        return 1
     return 0
 
 
@@ -507,7 +602,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     p = add("validate", "run the walk test (and its variants) on every walker", cmd_validate)
-    p.add_argument("--json", action="store_true", help="one JSON object per walker")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list instead of the table, one object per walker with the keys "
+        "walker, mode, pass, foot_slide_mm and max_shortfall_m (each per variant) and limit_mm",
+    )
     p.add_argument(
         "--write",
         action="store_true",
@@ -529,7 +629,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--speed-scale", type=float, default=1.0, help="stride scale (default 1)")
 
     p = add("urdf", "write one URDF per walker", cmd_urdf)
-    p.add_argument("--out", default="urdf", metavar="DIR", help="output folder (default urdf)")
+    p.add_argument(
+        "--out",
+        default=URDF_DEFAULT_OUT,
+        metavar="DIR",
+        help=f"output folder (default {URDF_DEFAULT_OUT}; the repository's tracked urdf/ "
+        "folder is regenerated only on request: --out urdf)",
+    )
 
     p = add(
         "walk",
@@ -590,11 +696,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--body",
-        choices=["free", "assist", "kinematic"],
-        default="free",
-        help="free: plain physics (default); assist: a reported virtual "
-        "spring-damper holds height, roll and pitch; kinematic: the body follows "
-        "its reference path, only the legs are simulated",
+        choices=["auto", "free", "assist", "kinematic"],
+        default="auto",
+        help="auto (default): free for walkers with three or more legs and duty >= 0.5, "
+        "assist for bipeds and gaits with flight phases (duty < 0.5); free: plain physics; "
+        "assist: a reported virtual spring-damper holds height, roll and pitch; kinematic: "
+        "the body follows its reference path, only the legs are simulated",
+    )
+    p.add_argument(
+        "--swing",
+        choices=["sine", "clearance"],
+        default="sine",
+        help="swing arc: sine (default, the catalog's arc) or clearance (full lift held "
+        "through the middle of the swing, with a minimum height that grows at slow step "
+        "rates)",
     )
     p.add_argument(
         "--distance-source",
@@ -636,10 +751,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--address", metavar="ADDR", help="Ray cluster address (default: start one)")
     p.add_argument("--seeds", type=int, help="seeds per cell (default: the definition's)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument(
+        "--restart",
+        action="store_true",
+        help="clear the --out folder's earlier cells and results and start over (needed to "
+        "reuse a folder for a changed definition or catalog)",
+    )
 
     p = add("report", "the main job: walk test, URDFs, physics runs, report folder", cmd_report)
     p.add_argument("--out", default="report", metavar="DIR", help="report folder (default report)")
-    p.add_argument("--seconds", type=float, default=8.0, help="simulated s per run (default 8)")
+    p.add_argument(
+        "--seconds", type=float, default=20.0, help="simulated s per run (default 20, as in README)"
+    )
     p.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--full", action="store_true", help="also run the full sweeps (long)")
     return parser
@@ -653,9 +776,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except (UsageError, CatalogError, ValueError, KeyError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"gaitsim {args.command}: error: {msg}", file=sys.stderr)
+    except GaitsimError as exc:
+        # only gaitsim's own errors (bad input, an unwritable path): anything else is a bug
+        # and keeps its traceback
+        print(f"gaitsim {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

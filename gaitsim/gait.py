@@ -18,8 +18,9 @@ SWING_PROFILES = ("sine", "clearance")
 # 15 %, push-off 15 % of a step whose stance share is 60 %), as shares of stance.
 STANCE_PHASES = ("contact", "loading", "mid-stance", "push-off", "swing")
 STANCE_PHASE_BOUNDS = (0.12 / 0.6, 0.30 / 0.6, 0.45 / 0.6)
-CLEARANCE_RISE = 0.15  # the clearance arc reaches full lift in this share of the swing
+CLEARANCE_RISE = 0.15  # the clearance arc reaches its floor in this share of the swing
 CLEARANCE_DROP = 0.15  # ... and drops to the ground only in this last share
+CLEARANCE_FLOOR = 0.6  # the floor, as a share of the lift, at the gait's own step rate
 
 
 def smoothstep(t):
@@ -57,20 +58,32 @@ def swing_progress(gait: Gait, t) -> np.ndarray:
     return (np.asarray(t) - gait.duty) / (1.0 - gait.duty)
 
 
-def swing_height(u, profile: str = "sine") -> np.ndarray:
+def clearance_floor(rate_ratio: float = 1.0) -> float:
+    """The clearance arc's minimum height (share of the lift) at a step rate ``rate_ratio``
+    times the gait's own: the second seed's rule, a floor that grows as stepping slows,
+    ``CLEARANCE_FLOOR * clamp(1 / rate_ratio, 0.5, 2)``, at most the full lift."""
+    if not rate_ratio > 0:
+        raise ValueError(f"rate_ratio must be positive, got {rate_ratio!r}")
+    return min(CLEARANCE_FLOOR * min(max(1.0 / rate_ratio, 0.5), 2.0), 1.0)
+
+
+def swing_height(u, profile: str = "sine", floor: float | None = None) -> np.ndarray:
     """Swing height as a share of the lift, for swing progress ``u`` in [0, 1].
 
-    ``sine`` is the seed's arc, ``sin(pi * smoothstep(u))``. ``clearance`` rises to full
-    lift in the first 15 % of the swing, holds it, and drops only in the last 15 % (the
-    second seed's arc correction, made continuous so a simulated foot never jumps).
+    ``sine`` is the seed's arc, ``sin(pi * smoothstep(u))``. ``clearance`` is the same arc
+    held at least at ``floor`` (default ``clearance_floor()``) from 15 % to 85 % of the
+    swing, rising to it and dropping from it on smoothsteps over the first and last 15 %:
+    the second seed's arc correction, made continuous so a simulated foot never jumps.
     """
     u = np.asarray(u, dtype=float)
+    arc = np.sin(np.pi * smoothstep(u))
     if profile == "sine":
-        return np.sin(np.pi * smoothstep(u))
+        return arc
     if profile == "clearance":
+        f = clearance_floor() if floor is None else float(floor)
         rise = smoothstep(np.clip(u / CLEARANCE_RISE, 0.0, 1.0))
         drop = smoothstep(np.clip((1.0 - u) / CLEARANCE_DROP, 0.0, 1.0))
-        return rise * drop
+        return np.maximum(arc, f * rise * drop)
     raise ValueError(f"swing profile must be one of {', '.join(SWING_PROFILES)}, got {profile!r}")
 
 

@@ -19,12 +19,16 @@ import numpy as np
 from .catalog import KNEES, CatalogError, Gait
 from .ik import KNEE_UP, LegChain
 
+GRAVITY = 9.81  # m/s^2: the one value the geometry, URDF efforts, physics and metrics use
 REACH_FRACTION = 0.85  # a default-height leg reaches this share of its length at stance ends
+FULL_REACH_FRACTION = 0.98  # ... and never more than this, if a lifted foot needs the height
+INNER_MARGIN = 0.03  # a lifted foot stays this share of the leg beyond the inner reach limit
 UP_HIP_INSET = 0.4  # an 'up' leg's default hip sits at this share of its home's lateral offset
 BOB_FRACTION = 0.015  # default bob amplitude as a share of the hip height
 FOOT_RADIUS_FRACTION = 0.12  # default foot radius as a share of the shortest shin
 BODY_DENSITY = 600.0  # kg/m^3 for the default mass of the body box
-LEG_DENSITY = 400.0  # kg/m^3 for the leg cylinders (light legs, like real walkers)
+LEG_MASS_SHARE = 0.1  # share of the whole mass in the legs (bones and feet)
+FOOT_MASS_SHARE = 0.1  # share of a leg's mass in its foot
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,12 @@ class Geometry:
     foot_mass: float
 
     @property
+    def standing_height(self) -> float:
+        """Height of the body frame over level ground in the mid-stance pose: the hip height
+        plus the foot radius (foot centres rest one radius up)."""
+        return self.hip_height + self.foot_radius
+
+    @property
     def total_mass(self) -> float:
         return float(self.body_mass + self.leg_masses.sum() + self.foot_mass * len(self.homes))
 
@@ -56,24 +66,76 @@ def _default_mount_xy(leg) -> tuple[float, float]:
     return hx, hy
 
 
-def default_hip_height(gait: Gait) -> float:
-    """The tallest stance for which every foot reaches REACH_FRACTION of its leg at stance ends.
+def _hip_offsets(gait: Gait, i: int) -> tuple[float, float]:
+    """Leg ``i``'s horizontal hip-to-home offset: squared distance, and its part along x."""
+    leg = gait.legs[i]
+    mx, my = (leg.hip[0], leg.hip[1]) if leg.hip is not None else _default_mount_xy(leg)
+    return (leg.home[0] - mx) ** 2 + (leg.home[1] - my) ** 2, leg.home[0] - mx
 
-    For leg i with horizontal hip-to-home offset r_i, the stance-end foot lies stride/2
-    further along x, so H = min_i sqrt((f L_i)^2 - r_i^2 - (stride/2)^2).
+
+def hip_height_bounds(gait: Gait) -> tuple[float, float, float]:
+    """``(low, high, highest)``: hip heights (over the foot plane) between which every foot
+    stays inside its leg's reachable annulus over the whole cycle.
+
+    ``high``: each foot at the ends of its stance (stride / 2 off its home along x) reaches
+    at most REACH_FRACTION of its leg; ``highest``: the same at full reach, less a margin.
+    ``low``: each foot at the top of its swing (home height + lift, over its closest point
+    to the hip along the stride) stays INNER_MARGIN of the leg beyond the inner radius
+    |upper - lower|, with the body bobbing down by its bob (BOB_FRACTION of the height
+    unless the catalog sets it).
     """
-    best = math.inf
+    low, high, highest = 0.0, math.inf, math.inf
     for i, leg in enumerate(gait.legs):
-        mx, my = (leg.hip[0], leg.hip[1]) if leg.hip is not None else _default_mount_xy(leg)
-        r2 = (leg.home[0] - mx) ** 2 + (leg.home[1] - my) ** 2
-        h2 = (REACH_FRACTION * leg.reach) ** 2 - r2 - (gait.stride / 2) ** 2
-        if h2 <= 0:
-            raise CatalogError(
-                f"segments[{i}] ({leg.name}): legs of {leg.reach:.3f} m cannot reach a stride "
-                f"of {gait.stride} m from this hip; shorten the stride or set 'hip_height'"
-            )
-        best = min(best, math.sqrt(h2) + leg.home[2])
-    return best
+        r2, dx = _hip_offsets(gait, i)
+        half = gait.stride / 2
+        end2 = r2 - dx * dx + (abs(dx) + half) ** 2  # the farther stance end
+        for frac, out in ((REACH_FRACTION, "high"), (FULL_REACH_FRACTION, "highest")):
+            h2 = (frac * leg.reach) ** 2 - end2
+            h = math.sqrt(h2) + leg.home[2] if h2 > 0 else -math.inf
+            if out == "high":
+                high = min(high, h)
+            else:
+                highest = min(highest, h)
+        near2 = r2 - dx * dx + max(abs(dx) - half, 0.0) ** 2  # the nearest point of the stride
+        inner = abs(leg.upper - leg.lower) + INNER_MARGIN * leg.reach
+        rise = math.sqrt(max(inner * inner - near2, 0.0)) + leg.home[2] + gait.lift
+        if gait.bob is not None:
+            need = rise + gait.bob
+        else:
+            need = rise / (1.0 - BOB_FRACTION)
+        low = max(low, need)
+    return low, high, highest
+
+
+def default_hip_height(gait: Gait) -> float:
+    """The default hip height: the tallest stance in which every foot reaches at most
+    REACH_FRACTION of its leg at its stance ends, raised if need be so that a lifted foot
+    stays clear of the inner reach limit (``hip_height_bounds``); a gait that no height
+    serves is a catalog error naming the leg and the fix."""
+    low, high, highest = hip_height_bounds(gait)
+    if high >= low and high > 0:
+        return high
+    if highest >= low and highest > 0:
+        return max(low, min(high, highest))
+    worst = _worst_leg(gait)
+    leg = gait.legs[worst]
+    raise CatalogError(
+        f"segments[{worst}] ({leg.name}): no hip height keeps this leg's foot within reach "
+        f"over the whole cycle (the stride {gait.stride:g} m needs the hip at most "
+        f"{max(highest, 0.0):.4g} m above the feet, the lift {gait.lift:g} m with bones "
+        f"{leg.upper:g} and {leg.lower:g} m needs it at least {low:.4g} m); shorten the "
+        "stride or the lift, make the bones more equal, or set 'hip_height'"
+    )
+
+
+def _worst_leg(gait: Gait) -> int:
+    """The leg whose reach annulus leaves the least room (for error messages)."""
+    room = []
+    for i, leg in enumerate(gait.legs):
+        r2, dx = _hip_offsets(gait, i)
+        end = math.sqrt(r2 - dx * dx + (abs(dx) + gait.stride / 2) ** 2)
+        room.append(leg.reach - abs(leg.upper - leg.lower) - end - gait.lift)
+    return int(np.argmin(room))
 
 
 @lru_cache(maxsize=256)
@@ -110,18 +172,20 @@ def geometry(gait: Gait) -> Geometry:
         width = float(max(np.ptp(mounts[:, 1]), 0.2 * length) + 2 * leg_radius.max())
         height = float(np.clip(0.3 * H, 0.02, 0.6 * width))
         body = (length, width, height)
-    body_mass_default = BODY_DENSITY * body[0] * body[1] * body[2]
-    leg_masses = LEG_DENSITY * math.pi * leg_radius[:, None] ** 2 * np.stack([upper, lower], 1)
-    foot_mass = float(LEG_DENSITY * 4 / 3 * math.pi * r**3)
+    # The legs (bones and feet together) carry LEG_MASS_SHARE of the whole mass, split
+    # between the legs and along each leg by bone length, with FOOT_MASS_SHARE of a leg in
+    # its foot. A tenth: light enough that swinging legs do not throw a trotting body off
+    # its two feet, heavy enough that a shin is not a thousandth of the body, which is hard
+    # on the joint solver (measured on generated walkers and the built-in hound).
     if gait.mass is not None:
-        body_mass = gait.mass - leg_masses.sum() - foot_mass * gait.n_legs
-        if body_mass <= 0.1 * gait.mass:
-            body_mass = 0.5 * gait.mass  # legs too heavy for the total: rescale them
-            scale = 0.5 * gait.mass / (leg_masses.sum() + foot_mass * gait.n_legs)
-            leg_masses = leg_masses * scale
-            foot_mass *= scale
+        total = float(gait.mass)
     else:
-        body_mass = body_mass_default
+        total = BODY_DENSITY * body[0] * body[1] * body[2] / (1.0 - LEG_MASS_SHARE)
+    per_leg = LEG_MASS_SHARE * total / gait.n_legs
+    foot_mass = FOOT_MASS_SHARE * per_leg
+    bones = np.stack([upper, lower], 1)
+    leg_masses = (per_leg - foot_mass) * bones / bones.sum(axis=1, keepdims=True)
+    body_mass = total - float(leg_masses.sum()) - foot_mass * gait.n_legs
     return Geometry(
         float(H),
         float(r),

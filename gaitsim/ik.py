@@ -1,4 +1,4 @@
-"""Two-bone leg inverse and forward kinematics on the 3-joint chain of DESIGN.md.
+"""Two-bone leg inverse and forward kinematics on the 3-joint leg chain (docs/architecture.md).
 
 Every function is pure numpy over arrays shaped ``(..., legs, 3)``. The same FK is the
 truth for the Walker, the URDF generator and the physics tests.
@@ -161,11 +161,12 @@ class ScalarLeg:
     and returns ``(q1, q2, q3, shortfall)``.
     """
 
-    __slots__ = ("c0", "hi", "inner", "kk", "l1sq", "l2sq", "lo", "mx", "my", "mz", "reach", "s0",
-                 "sign", "two_l1", "up")  # fmt: skip
+    __slots__ = ("c0", "hi", "inner", "kk", "l1", "l1sq", "l2", "l2sq", "lo", "mx", "my", "mz",
+                 "reach", "s0", "sign", "two_l1", "up", "yaw0")  # fmt: skip
 
     def __init__(self, mount, l1: float, l2: float, kind: int, yaw0: float = 0.0):
         l1, l2 = float(l1), float(l2)
+        self.l1, self.l2, self.yaw0 = l1, l2, float(yaw0)
         self.mx, self.my, self.mz = (float(v) for v in mount)
         self.up = int(kind) == KNEE_UP
         self.c0, self.s0 = math.cos(yaw0), math.sin(yaw0)
@@ -206,6 +207,52 @@ class ScalarLeg:
         inside = self.inner - dist
         short = (0.0 if 0.0 > out else out) + (0.0 if 0.0 > inside else inside)
         return q1, -thigh, sign * (math.pi - knee), short
+
+
+    def fk(self, q1: float, q2: float, q3: float) -> tuple[float, float, float]:
+        """The foot centre (body frame) for joint angles (q1, q2, q3): the chain of the
+        module docstring, in floats."""
+        l1, l2 = self.l1, self.l2
+        s2, c2 = math.sin(q2), math.cos(q2)
+        s23, c23 = math.sin(q2 + q3), math.cos(q2 + q3)
+        if self.up:
+            a = self.yaw0 + q1
+            r = l1 * c2 + l2 * c23
+            z = -l1 * s2 - l2 * s23
+            return self.mx + r * math.cos(a), self.my + r * math.sin(a), self.mz + z
+        x = -l1 * s2 - l2 * s23
+        z = -l1 * c2 - l2 * c23
+        return self.mx + x, self.my - math.sin(q1) * z, self.mz + math.cos(q1) * z
+
+    def torques(self, q1: float, q2: float, q3: float, fx: float, fy: float, fz: float):
+        """Joint torques ``J(q)^T f`` that make the foot push with force ``f`` (body frame,
+        the force the foot exerts on what it touches): static load feedforward.
+
+        Columns of the foot Jacobian, from the chain in the module docstring:
+        knee forward / back, with X = -l1 sin q2 - l2 sin(q2 + q3) and
+        Z = -l1 cos q2 - l2 cos(q2 + q3), foot - mount = (X, -sin q1 Z, cos q1 Z);
+        knee up, with R = l1 cos q2 + l2 cos(q2 + q3) and Z = -l1 sin q2 - l2 sin(q2 + q3),
+        foot - mount = (R cos a, R sin a, Z) with a = yaw0 + q1.
+        """
+        l1, l2 = self.l1, self.l2
+        s2, c2 = math.sin(q2), math.cos(q2)
+        s23, c23 = math.sin(q2 + q3), math.cos(q2 + q3)
+        if self.up:
+            a = self.yaw0 + q1
+            ca, sa = math.cos(a), math.sin(a)
+            r = l1 * c2 + l2 * c23
+            z = -l1 * s2 - l2 * s23
+            t1 = r * (-sa * fx + ca * fy)
+            t2 = z * (ca * fx + sa * fy) - r * fz
+            t3 = -l2 * s23 * (ca * fx + sa * fy) - l2 * c23 * fz
+            return t1, t2, t3
+        s1, c1 = math.sin(q1), math.cos(q1)
+        x = -l1 * s2 - l2 * s23
+        z = -l1 * c2 - l2 * c23
+        t1 = z * (-c1 * fy - s1 * fz)
+        t2 = z * fx + x * (s1 * fy - c1 * fz)
+        t3 = -l2 * c23 * fx + l2 * s23 * (-s1 * fy + c1 * fz)
+        return t1, t2, t3
 
 
 def leg_ik_one(mount, l1: float, l2: float, kind: int, yaw0: float, x: float, y: float, z: float):

@@ -12,22 +12,33 @@ import math
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import NamedTuple
 
 from .catalog import atomic_write_text, gait_pattern, load_catalog
 
 CONDITIONS = {
     "flat": {},
     "slope +10 deg": {"slope_deg": 10.0},
+    "slope -10 deg": {"slope_deg": -10.0},
     "rough +/-2 cm": {"roughness": 0.02},
     "turn r = 1 m": {"turn_radius": 1.0},
 }
+SECONDS = 20.0  # simulated seconds per cell, as in the README's walking table
+
+
+class Report(NamedTuple):
+    """What ``build_report`` wrote: the report's path, and the walkers that failed the walk
+    test."""
+
+    path: Path
+    walk_test_failed: list
 
 
 def _run_condition(args):
     """Worker: one walker on one condition; the summary and the first cycles' contacts."""
     walker, cond, seconds, catalog_path = args
     from .sim.controller import ControlConfig
-    from .sim.run import simulate
+    from .sim.run import default_body, simulate
     from .terrain import Rough, Slope
 
     cat = load_catalog(catalog_path)
@@ -37,7 +48,7 @@ def _run_condition(args):
         kw["terrain"] = Slope.from_degrees(kw.pop("slope_deg"))
     if "roughness" in kw:
         kw["terrain"] = Rough(kw.pop("roughness"), seed=1, flat_radius=0.3)
-    body = "assist" if entry.gait.n_legs == 2 else "free"
+    body = default_body(entry)
     r = simulate(entry, seconds=seconds, config=ControlConfig(body=body), **kw)
     rec = r.record
     cycles = 2 * entry.gait.cycle / entry.gait.clip_speed
@@ -60,12 +71,13 @@ def build_report(
     out: str | Path = "report",
     *,
     catalog: str | None = None,
-    seconds: float = 8.0,
+    seconds: float = SECONDS,
     workers: int = 2,
     full: bool = False,
     progress: bool = True,
-) -> Path:
-    """Write the report folder and return the path of its ``report.md``."""
+) -> Report:
+    """Write the report folder; returns the path of its ``report.md`` and the walkers that
+    failed the walk test (the CLI exits 1 when there are any)."""
     from tqdm import tqdm
 
     from .plots import gait_diagram, sweep_plots
@@ -87,13 +99,20 @@ def build_report(
         "Largest stance-foot movement between samples, mm (2 cycles, 120 samples per cycle; "
         "planted mode; limit 1 mm).",
         "",
-        "| walker | legs | pattern | " + " | ".join(names) + " | result |",
-        "| --- " * (len(names) + 4) + "|",
+        "| walker | legs | pattern | " + " | ".join(names) + " | max shortfall mm | result |",
+        "| --- " * (len(names) + 5) + "|",
     ]
+    failed = []
     for e, r in zip(cat.values(), results, strict=True):
         slides = " | ".join(f"{r['foot_slide_mm'][n]:.4f}" for n in names)
+        short = 1000 * max(r["max_shortfall_m"].values())
         ok = "ok" if r["pass"] else "FAIL"
-        lines.append(f"| {e.name} | {e.gait.n_legs} | {gait_pattern(e.gait)} | {slides} | {ok} |")
+        if not r["pass"]:
+            failed.append(e.name)
+        lines.append(
+            f"| {e.name} | {e.gait.n_legs} | {gait_pattern(e.gait)} | {slides} | "
+            f"{short:.2f} | {ok} |"
+        )
 
     # 2. the URDFs
     urdfs = write_catalog(cat, out / "urdf")
@@ -114,8 +133,11 @@ def build_report(
         "## Walking in PyBullet",
         "",
         f"{seconds:g} simulated seconds per cell at 240 Hz physics and 60 Hz control; cell: "
-        "outcome, speed ratio, mean stance slip (mm), max reach shortfall (mm). Bipeds "
-        "walk with the body assist.",
+        "the verdict (`walked` only when the walker did not fall, kept its speed ratio in "
+        "[0.8, 1.2], its mean heading error at most 15 deg, its reach shortfall at most 10 mm "
+        "and, with the body assist, the assist under 30 % of its weight; otherwise the first "
+        "failing reason), speed ratio, mean stance slip (mm), max reach shortfall (mm). "
+        "Bipeds and gaits with flight phases (duty < 0.5) walk with the body assist.",
         "",
         "| walker (body) | " + " | ".join(CONDITIONS) + " |",
         "| --- " * (len(CONDITIONS) + 1) + "|",
@@ -124,12 +146,17 @@ def build_report(
         cells = []
         for c in CONDITIONS:
             body, s = table[(w, c)]
-            outcome = f"fell at {s['time_to_fall_s']:.1f} s" if s["fell"] else "walked"
+            outcome = (
+                "walked"
+                if s["verdict"] == "walked"
+                else (f"**{s['verdict']}**: {s['verdict_reason']}")
+            )
             cells.append(
                 f"{outcome}, {_fmt(s['speed_ratio'])}, {_fmt(s['slip_mm_per_stance'], '.1f')}, "
                 f"{_fmt(s['max_shortfall_m'] * 1000, '.0f')}"
             )
         lines.append(f"| {w} ({table[(w, 'flat')][0]}) | " + " | ".join(cells) + " |")
+    lines += _fidelity_table(cat, table)
     plots = out / "plots"
     lines += ["", "## Gait diagrams (flat ground, first two cycles)", ""]
     for w, tr in traces.items():
@@ -168,4 +195,28 @@ def build_report(
     lines += ["", f"Built in {wall:.0f} s with {workers} worker processes."]
     report = out / "report.md"
     atomic_write_text(report, "\n".join(lines) + "\n")
-    return report
+    return Report(report, failed)
+
+
+def _fidelity_table(cat, table) -> list[str]:
+    """How faithfully each walker's physics walks its catalog gait on flat ground."""
+    lines = [
+        "",
+        "### Gait fidelity on flat ground",
+        "",
+        "Measured over whole gait cycles after the first: each leg's contact share beside the "
+        "catalog's duty, contact onsets per planned stance (1.00 is one clean touchdown a "
+        "stance) and the share of leg-steps whose contact disagrees with the plan.",
+        "",
+        "| walker | catalog duty | measured duty by leg | touchdowns per stance "
+        "| contact timing error |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for w, e in cat.items():
+        _, s = table[(w, "flat")]
+        duty = " ".join(_fmt(d) for d in s["duty_by_leg"])
+        lines.append(
+            f"| {w} | {e.gait.duty:.2f} | {duty} | {_fmt(s['touchdowns_per_stance'])} | "
+            f"{_fmt(s['contact_timing_error'], '.3f')} |"
+        )
+    return lines

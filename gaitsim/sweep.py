@@ -10,22 +10,35 @@ A sweep is data: a TOML file (the built-in ones live in ``gaitsim/data/sweeps``)
     seeds = 3
     seconds = 10.0
     [base]                             # fixed simulate() settings (optional)
-    body = "auto"                      # free for multi-legged walkers, assist for bipeds
+    body = "auto"                      # assist for bipeds and duty < 0.5, else free
+    swing = "sine"                     # or "clearance" (the swing arc)
 
 Running one writes ``cells/<cell>.json`` atomically as each cell finishes, so a rerun
 skips finished cells and a worker that dies loses only the cell it was running (which is
 retried); ``results.csv`` holds one row per episode. Backends: a local process pool, or
 Ray (``pip install "gaitsim[ray]"``).
+
+A definition is checked against a schema before any worker starts (unknown keys, ``[base]``
+keys that ``simulate()`` does not take, empty or repeated values). The walkers' catalog
+entries travel with the sweep to every worker (a custom ``--catalog`` is what runs), and the
+output folder's ``sweep.json`` records the definition's and the catalog's hashes, so a
+resume with a different definition or catalog is refused instead of mixing results.
 """
 
 from __future__ import annotations
 
 import csv
+import difflib
+import hashlib
 import io
 import json
 import math
 import os
 import re
+import signal
+import sys
+import threading
+import time
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -33,7 +46,19 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .catalog import atomic_write_text, load_catalog
+from .catalog import (
+    Catalog,
+    CatalogError,
+    GaitsimError,
+    WriteError,
+    atomic_write_text,
+    check_name,
+    dumps_catalog,
+    load_catalog,
+    loads_catalog,
+    read_regular_file,
+    write_error,
+)
 
 PARAMETERS = {
     "speed_scale": "stride scale (x clip speed)",
@@ -44,6 +69,7 @@ PARAMETERS = {
 }
 METRICS = (
     "distance_m",
+    "commanded_speed_m_s",
     "speed_ratio",
     "slip_mm_per_stance",
     "slip_mm_per_m",
@@ -53,17 +79,66 @@ METRICS = (
     "time_to_fall_s",
     "cost_of_transport",
     "contact_timing_error",
+    "touchdowns_per_stance",
+    "duty_error_max",
+    "swing_scuff_share",
     "heading_error_deg",
+    "verdict",
 )
 MAX_ATTEMPTS = 3
+MAX_SEEDS = 1000  # seeds per cell
+MAX_SECONDS = 3600.0  # simulated seconds per episode
+MANIFEST = "sweep.json"  # in the output folder: the definition's and catalog's hashes
+WATCHDOG_SECONDS = 1.0  # how often an orphaned local worker checks for its parent
+
+# the top-level keys of a definition and what each holds
+DEFINITION_KEYS = {
+    "name": "the sweep's name (plots and rows carry it)",
+    "description": "one line for the report",
+    "parameter": "the swept parameter",
+    "values": "the swept values",
+    "walkers": '"all" or a list of walker names',
+    "seeds": "episodes per walker and value",
+    "seconds": "simulated seconds per episode",
+    "base": "a table of fixed simulate() settings",
+}
+# [base] keys that set the controller rather than a simulate() argument, and their choices
+CONFIG_KEYS = {
+    "body": ("auto", "free", "assist", "kinematic"),
+    "distance_source": ("command", "odometry"),
+    "swing": ("sine", "clearance"),
+}
+# simulate() arguments a [base] table may not set, and why
+RESERVED_BASE_KEYS = {
+    "walker": "the walkers come from 'walkers'",
+    "seconds": "set 'seconds' at the top level",
+    "seed": "each cell's seed comes from 'seeds'",
+    "config": "set body and distance_source in [base] instead",
+    "on_step": "a callback cannot be written in TOML",
+    "gui": "sweep workers have no display",
+    "terrain": "the terrain comes from the swept parameter (slope_deg or roughness)",
+}
+# the simulate() arguments each swept parameter sets (so [base] may not set them too)
+PARAMETER_SETS = {
+    "speed_scale": ("speed_scale",),
+    "slope_deg": ("terrain",),
+    "turn": ("turn_radius", "yaw_rate"),
+    "roughness": ("terrain",),
+    "friction": ("friction",),
+}
 
 
-class SweepError(ValueError):
-    """A sweep definition is malformed; the message names the field and the fix."""
+class SweepError(GaitsimError, ValueError):
+    """A sweep definition, output folder or cell file is unusable; the message names the
+    field or path and the fix."""
 
 
 @dataclass(frozen=True)
 class Sweep:
+    """A parsed definition. ``catalog_json`` holds the catalog entries of its walkers (as
+    gaitsim saves them) and ``catalog_sha256`` their hash: workers run these entries, never
+    a catalog they load themselves. Empty means the built-in catalog."""
+
     name: str
     parameter: str
     values: tuple
@@ -72,6 +147,22 @@ class Sweep:
     seconds: float = 10.0
     description: str = ""
     base: dict = field(default_factory=dict, hash=False, compare=False)
+    catalog_json: str = field(default="", repr=False, compare=False)
+    catalog_sha256: str = field(default="", compare=False)
+
+    def definition_sha256(self) -> str:
+        """Hash of what decides a cell's result (not the description or seed count: more
+        seeds only add cells)."""
+        data = {
+            "name": self.name,
+            "parameter": self.parameter,
+            "values": list(self.values),
+            "walkers": list(self.walkers),
+            "seconds": self.seconds,
+            "base": self.base,
+        }
+        text = json.dumps(data, sort_keys=True, default=repr)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -91,7 +182,9 @@ def builtin_sweeps() -> dict[str, Path]:
 
 
 def load_sweep(spec: str | os.PathLike, *, catalog=None) -> Sweep:
-    """A sweep from a TOML file, or the name of a built-in one (speed, slope, turn, rough)."""
+    """A sweep from a TOML file, or the name of a built-in one (speed, slope, turn, rough).
+
+    ``catalog`` (a Catalog) supplies the walkers; the built-in catalog when None."""
     path = Path(spec)
     if not path.exists():
         known = builtin_sweeps()
@@ -103,13 +196,90 @@ def load_sweep(spec: str | os.PathLike, *, catalog=None) -> Sweep:
                 f"built-in: {', '.join(sorted(known))}"
             )
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
+        data = tomllib.loads(read_regular_file(path, "sweep TOML file").decode("utf-8"))
+    except CatalogError as exc:  # not a regular file, too large, unreadable
+        raise SweepError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise SweepError(f"{path}: cannot read it ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise SweepError(f"{path}: invalid TOML: {exc}") from None
     return parse_sweep(data, label=str(path), catalog=catalog)
 
 
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _same_value(v) -> tuple:
+    """Values that run the same cells compare equal (1 and 1.0; not 1 and '1')."""
+    return ("str", v) if isinstance(v, str) else ("num", float(v))
+
+
+def _check_base(base: dict, parameter: str, label: str) -> None:
+    """[base] keys: controller keys, or simulate() arguments (checked against its signature)."""
+    others = [k for k in base if k not in CONFIG_KEYS]
+    for key, choices in CONFIG_KEYS.items():
+        if key in base and base[key] not in choices:
+            raise SweepError(
+                f"{label}: [base] {key} must be one of {', '.join(map(repr, choices))}, "
+                f"got {base[key]!r}"
+            )
+    if not others:
+        return
+    import inspect
+
+    from .sim.run import simulate  # imported only for a [base] that needs it
+
+    params = set(inspect.signature(simulate).parameters)
+    allowed = (params - set(RESERVED_BASE_KEYS)) | set(CONFIG_KEYS)
+    for key in others:
+        if key in RESERVED_BASE_KEYS:
+            raise SweepError(f"{label}: [base] {key} cannot be set: {RESERVED_BASE_KEYS[key]}")
+        if key not in params:
+            raise SweepError(
+                f"{label}: [base] {key!r} is not a simulate() setting"
+                f"{_did_you_mean(key, allowed)} (settings: {', '.join(sorted(allowed))})"
+            )
+        if key in PARAMETER_SETS[parameter]:
+            raise SweepError(
+                f"{label}: [base] {key} is set by the swept parameter {parameter!r}; drop it"
+            )
+        v = base[key]
+        if key in ("speed_scale", "friction", "sim_hz") and not _positive_number(v):
+            raise SweepError(f"{label}: [base] {key} must be a number > 0, got {v!r}")
+        if key in ("turn_radius", "yaw_rate") and not _number(v):
+            raise SweepError(f"{label}: [base] {key} must be a number, got {v!r}")
+        if key == "solver_iterations" and not (
+            isinstance(v, int) and not isinstance(v, bool) and v >= 1
+        ):
+            raise SweepError(f"{label}: [base] solver_iterations must be a whole number >= 1")
+        if key == "stop_on_fall" and not isinstance(v, bool):
+            raise SweepError(f"{label}: [base] stop_on_fall must be true or false, got {v!r}")
+        if key == "walker_options" and not isinstance(v, dict):
+            raise SweepError(f"{label}: [base] walker_options must be a table, got {v!r}")
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _positive_number(v) -> bool:
+    return _number(v) and v > 0
+
+
 def parse_sweep(data: dict, *, label: str = "sweep", catalog=None) -> Sweep:
+    """Check a decoded definition against the schema and return a :class:`Sweep` carrying
+    its walkers' catalog entries (from ``catalog``, default the built-in one)."""
+    if not isinstance(data, dict):
+        raise SweepError(f"{label}: must be a table of {', '.join(DEFINITION_KEYS)}")
+    for key in data:
+        if key not in DEFINITION_KEYS:
+            raise SweepError(
+                f"{label}: unknown key {key!r}{_did_you_mean(str(key), DEFINITION_KEYS)} "
+                f"(keys: {', '.join(DEFINITION_KEYS)})"
+            )
+
     def need(key, kind, what):
         if key not in data:
             raise SweepError(f"{label}: '{key}' is missing; add {what}")
@@ -118,6 +288,10 @@ def parse_sweep(data: dict, *, label: str = "sweep", catalog=None) -> Sweep:
         return data[key]
 
     name = need("name", str, "a name string")
+    try:  # the name becomes a folder (sweeps/<name>) and plot file names
+        check_name(name, f"{label}: 'name'", "sweep name")
+    except CatalogError as exc:
+        raise SweepError(str(exc)) from None
     parameter = need("parameter", str, f"one of {', '.join(PARAMETERS)}")
     if parameter not in PARAMETERS:
         raise SweepError(
@@ -126,26 +300,47 @@ def parse_sweep(data: dict, *, label: str = "sweep", catalog=None) -> Sweep:
     values = need("values", list, "a non-empty list of values")
     if not values:
         raise SweepError(f"{label}: 'values' is empty; list at least one value")
+    seen: dict[tuple, Any] = {}
     for v in values:
         _check_value(parameter, v, label)
+        if _same_value(v) in seen:
+            raise SweepError(
+                f"{label}: 'values' lists {v!r} twice (also as {seen[_same_value(v)]!r}); "
+                "list each value once (use 'seeds' for repeats)"
+            )
+        seen[_same_value(v)] = v
     cat = catalog if catalog is not None else load_catalog()
     walkers = data.get("walkers", "all")
     if walkers == "all":
         walkers = list(cat)
     if not isinstance(walkers, list) or not all(isinstance(w, str) for w in walkers):
         raise SweepError(f"{label}: 'walkers' must be \"all\" or a list of names")
+    if not walkers:
+        raise SweepError(f"{label}: 'walkers' is empty; list at least one walker, or \"all\"")
+    twice = sorted({w for w in walkers if walkers.count(w) > 1})
+    if twice:
+        raise SweepError(f"{label}: 'walkers' lists {', '.join(twice)} twice; list each once")
     unknown = [w for w in walkers if w not in cat]
     if unknown:
         raise SweepError(f"{label}: unknown walkers {unknown}; choose from {', '.join(cat)}")
     seeds = data.get("seeds", 3)
-    if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
-        raise SweepError(f"{label}: 'seeds' must be a whole number >= 1, got {seeds!r}")
+    if not isinstance(seeds, int) or isinstance(seeds, bool) or not 1 <= seeds <= MAX_SEEDS:
+        raise SweepError(
+            f"{label}: 'seeds' must be a whole number from 1 to {MAX_SEEDS}, got {seeds!r}"
+        )
     seconds = data.get("seconds", 10.0)
-    if not isinstance(seconds, (int, float)) or not (math.isfinite(seconds) and seconds > 0):
-        raise SweepError(f"{label}: 'seconds' must be a positive number, got {seconds!r}")
+    if not _positive_number(seconds) or seconds > MAX_SECONDS:
+        raise SweepError(
+            f"{label}: 'seconds' must be a positive number up to {MAX_SECONDS:g}, got {seconds!r}"
+        )
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise SweepError(f"{label}: 'description' must be a string, got {description!r}")
     base = data.get("base", {})
     if not isinstance(base, dict):
         raise SweepError(f"{label}: [base] must be a table of simulate() settings")
+    _check_base(base, parameter, label)
+    text = dumps_catalog(Catalog([cat[w] for w in walkers]))
     return Sweep(
         name,
         parameter,
@@ -153,8 +348,10 @@ def parse_sweep(data: dict, *, label: str = "sweep", catalog=None) -> Sweep:
         tuple(walkers),
         seeds,
         float(seconds),
-        str(data.get("description", "")),
+        description,
         dict(base),
+        catalog_json=text,
+        catalog_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
     )
 
 
@@ -182,6 +379,26 @@ def cells(sweep: Sweep, seeds: int | None = None) -> list[Cell]:
 
 # ---------------------------------------------------------------------------- one cell
 
+_CATALOGS: dict[str, Catalog] = {}  # per process: a sweep's catalog, parsed once
+
+
+def sweep_catalog(sweep: Sweep) -> Catalog:
+    """The catalog a sweep's cells run: the entries it carries (checked against their hash),
+    or the built-in catalog for a Sweep made without them."""
+    if not sweep.catalog_json:
+        return load_catalog()
+    digest = hashlib.sha256(sweep.catalog_json.encode("utf-8")).hexdigest()
+    if digest != sweep.catalog_sha256:
+        raise SweepError(
+            f"sweep {sweep.name}: its catalog entries do not match their hash "
+            f"({digest[:12]} != {sweep.catalog_sha256[:12]}); load the sweep again"
+        )
+    cat = _CATALOGS.get(digest)
+    if cat is None:
+        cat = loads_catalog(sweep.catalog_json, label=f"sweep {sweep.name} catalog")
+        _CATALOGS[digest] = cat
+    return cat
+
 
 def simulate_kwargs(sweep: Sweep, cell: Cell) -> dict:
     """The simulate() arguments of one cell."""
@@ -190,10 +407,15 @@ def simulate_kwargs(sweep: Sweep, cell: Cell) -> dict:
     base = dict(sweep.base)
     kw: dict = {"seconds": sweep.seconds, "seed": cell.seed}
     body = base.pop("body", "auto")
-    n_legs = load_catalog()[cell.walker].gait.n_legs if body == "auto" else None
-    body = ("assist" if n_legs == 2 else "free") if body == "auto" else body
+    if body == "auto":
+        from .sim.run import default_body
+
+        body = default_body(sweep_catalog(sweep)[cell.walker])
     source = base.pop("distance_source", "command")
     kw["config_kwargs"] = {"body": body, "distance_source": source}
+    swing = base.pop("swing", None)
+    if swing is not None:
+        kw["walker_options"] = {**base.pop("walker_options", {}), "swing": swing}
     kw.update(base)
     p, v = sweep.parameter, cell.value
     if p == "speed_scale":
@@ -217,7 +439,8 @@ def run_cell(sweep: Sweep, cell: Cell) -> dict:
 
     kw = simulate_kwargs(sweep, cell)
     config = ControlConfig(**kw.pop("config_kwargs"))
-    summary = simulate(cell.walker, config=config, **kw).summary
+    entry = sweep_catalog(sweep)[cell.walker]  # the sweep's entry, never a built-in by name
+    summary = simulate(entry, config=config, **kw).summary
     row = {
         "sweep": sweep.name,
         "walker": cell.walker,
@@ -251,19 +474,79 @@ def run_and_store(sweep: Sweep, cell: Cell, out: str, attempt: int = 1) -> str:
     return cell.key(sweep)
 
 
+def read_cell(path: Path, sweep: Sweep, cell: Cell) -> dict:
+    """A finished cell's row; a SweepError naming the file if it is truncated, corrupt or
+    another cell's."""
+    fix = "delete it to run that cell again, or rerun with --restart"
+    try:
+        row = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SweepError(f"{path}: truncated or unreadable cell file ({exc}); {fix}") from None
+    if not isinstance(row, dict) or not {"walker", "value", "seed"} <= set(row):
+        raise SweepError(f"{path}: not a sweep cell (no walker, value and seed); {fix}")
+    if (row["walker"], row["seed"]) != (cell.walker, cell.seed) or row["value"] != cell.value:
+        raise SweepError(f"{path}: holds another cell's result; {fix}")
+    return row
+
+
 def finished(out: Path, sweep: Sweep, todo: Iterable[Cell]) -> set[str]:
-    return {c.key(sweep) for c in todo if _cell_path(out, sweep, c).exists()}
+    """Keys of the cells with a result file (each checked: a damaged one is an error)."""
+    done = set()
+    for c in todo:
+        path = _cell_path(out, sweep, c)
+        if path.exists():
+            read_cell(path, sweep, c)
+            done.add(c.key(sweep))
+    return done
 
 
 # ---------------------------------------------------------------------------- runners
 
 
-def _cell_process(sweep: Sweep, cell: Cell, out: str, attempt: int) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Make this worker process exit when ``parent`` (the sweep) dies, even by SIGKILL:
+    Linux's PR_SET_PDEATHSIG, plus a watchdog thread polling the parent pid elsewhere (and
+    as a second line on Linux)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(3)
+
+    def watch() -> None:
+        while True:
+            time.sleep(WATCHDOG_SECONDS)
+            if os.getppid() != parent:
+                os._exit(3)
+
+    threading.Thread(target=watch, name="gaitsim-parent-watchdog", daemon=True).start()
+
+
+def _cell_process(
+    sweep: Sweep, cell: Cell, out: str, attempt: int, parent: int | None = None, report=None
+) -> None:
+    """A local worker: run one cell. A failure is sent over ``report`` (a pipe, so no disk
+    is needed to say why) as (kind, message): 'write' when a file could not be written
+    (the sweep stops), 'cell' when the cell itself raised (recorded, not retried)."""
+    if parent is not None:
+        _die_with_parent(parent)
     try:
         run_and_store(sweep, cell, out, attempt)
-    except BaseException as exc:  # the cell itself failed: say why, exit non-zero
-        err = Path(out) / "cells" / f"{cell.key(sweep)}.error"
-        atomic_write_text(err, f"{type(exc).__name__}: {exc}\n")
+    except BaseException as exc:
+        if isinstance(exc, WriteError):
+            msg = ("write", str(exc))
+        else:
+            msg = ("cell", f"{type(exc).__name__}: {exc}"[:2000])
+        if report is not None:
+            try:
+                report.send(msg)
+            except OSError:
+                pass
         raise SystemExit(2) from None
 
 
@@ -288,32 +571,53 @@ def run_local(
     queue = [c for c in todo if c.key(sweep) not in done_keys]
     attempts: dict[str, int] = {}
     failed: dict[str, str] = {}
-    running: dict = {}  # sentinel -> (process, cell)
-    while queue or running:
-        while queue and len(running) < max(1, workers):
-            c = queue.pop(0)
-            attempts[c.key(sweep)] = attempts.get(c.key(sweep), 0) + 1
-            args = (sweep, c, str(out), attempts[c.key(sweep)])
-            proc = ctx.Process(target=_cell_process, args=args, daemon=True)
-            proc.start()
-            running[proc.sentinel] = (proc, c)
-        for sentinel in wait_any(list(running)):
-            proc, c = running.pop(sentinel)
+    running: dict = {}  # sentinel -> (process, cell, the end of its report pipe)
+    try:
+        while queue or running:
+            while queue and len(running) < max(1, workers):
+                c = queue.pop(0)
+                attempts[c.key(sweep)] = attempts.get(c.key(sweep), 0) + 1
+                recv, send = ctx.Pipe(duplex=False)
+                args = (sweep, c, str(out), attempts[c.key(sweep)], os.getpid(), send)
+                proc = ctx.Process(target=_cell_process, args=args, daemon=True)
+                proc.start()
+                send.close()  # the worker holds the other end
+                running[proc.sentinel] = (proc, c, recv)
+            for sentinel in wait_any(list(running)):
+                proc, c, recv = running.pop(sentinel)
+                proc.join()
+                msg = _report(recv)
+                key = c.key(sweep)
+                if proc.exitcode == 0 and _cell_path(out, sweep, c).exists():
+                    if on_done:
+                        on_done(key)
+                    continue
+                if msg is not None and msg[0] == "write":  # a full disk...: stop the sweep
+                    raise WriteError(msg[1])
+                if msg is not None:  # the cell raised: a bug or bad input, not a lost worker
+                    failed[key] = msg[1]
+                elif attempts[key] < MAX_ATTEMPTS:
+                    queue.append(c)  # the worker died mid-cell: run it again
+                else:
+                    failed[key] = (
+                        f"worker died on all {MAX_ATTEMPTS} attempts (exit {proc.exitcode})"
+                    )
+    finally:  # on an error (or Ctrl-C) no worker outlives the sweep
+        for proc, _, recv in running.values():
+            proc.terminate()
             proc.join()
-            key = c.key(sweep)
-            if proc.exitcode == 0 and _cell_path(out, sweep, c).exists():
-                if on_done:
-                    on_done(key)
-                continue
-            err = out / "cells" / f"{key}.error"
-            if err.exists():  # the cell raised: a bug or bad input, not a lost worker
-                failed[key] = err.read_text().strip()
-                err.unlink()
-            elif attempts[key] < MAX_ATTEMPTS:
-                queue.append(c)  # the worker died mid-cell: run it again
-            else:
-                failed[key] = f"worker died on all {MAX_ATTEMPTS} attempts (exit {proc.exitcode})"
+            recv.close()
     return failed
+
+
+def _report(recv) -> tuple[str, str] | None:
+    """A finished worker's (kind, message), or None if it sent nothing (success, or death)."""
+    try:
+        return recv.recv() if recv.poll() else None
+    except (EOFError, OSError):
+        return None
+    finally:
+        recv.close()
 
 
 def run_ray(
@@ -352,6 +656,9 @@ def run_ray(
                 try:
                     key = ray.get(r)
                 except Exception as exc:
+                    cause = getattr(exc, "cause", exc)  # a RayTaskError wraps the task's
+                    if isinstance(cause, WriteError):  # a full disk...: stop the sweep
+                        raise WriteError(str(cause)) from None
                     failed[refs[r].key(sweep)] = f"{type(exc).__name__}: {exc}"[:500]
                     continue
                 if on_done:
@@ -370,7 +677,7 @@ def collect(out: Path, sweep: Sweep, todo: list[Cell]) -> list[dict]:
     for c in todo:
         p = _cell_path(out, sweep, c)
         if p.exists():
-            rows.append(json.loads(p.read_text()))
+            rows.append(read_cell(p, sweep, c))
     return rows
 
 
@@ -385,6 +692,66 @@ def write_csv(rows: list[dict], path: Path) -> None:
     atomic_write_text(path, buf.getvalue())
 
 
+def _manifest(sweep: Sweep) -> dict:
+    return {
+        "sweep": sweep.name,
+        "definition_sha256": sweep.definition_sha256(),
+        "catalog_sha256": sweep.catalog_sha256
+        or hashlib.sha256(dumps_catalog(load_catalog()).encode("utf-8")).hexdigest(),
+    }
+
+
+def clear_results(out: Path) -> None:
+    """Remove a sweep's results from ``out`` (cells, results.csv, failed.json, sweep.json);
+    other files in the folder are left alone."""
+    cells_dir = out / "cells"
+    if cells_dir.is_dir():
+        for p in cells_dir.iterdir():
+            if p.is_file() and (p.suffix in (".json", ".error") or p.name.startswith(".")):
+                p.unlink()
+    for name in ("results.csv", "failed.json", MANIFEST):
+        if (out / name).is_file():
+            (out / name).unlink()
+
+
+def prepare_output(sweep: Sweep, out: Path, *, restart: bool = False) -> None:
+    """Make ``out`` ready for ``sweep``: new, or a resume of the same definition and catalog
+    (checked against its sweep.json); ``restart`` clears old results first."""
+    fix = "use a new --out folder, or --restart to clear its cells and start over"
+    if out.exists() and not out.is_dir():
+        raise SweepError(f"{out}: is a file, not a folder; {fix}")
+    if restart:
+        clear_results(out)
+    want = _manifest(sweep)
+    path = out / MANIFEST
+    if path.exists():
+        try:
+            have = json.loads(path.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise SweepError(f"{path}: unreadable sweep record ({exc}); {fix}") from None
+        if not isinstance(have, dict):
+            raise SweepError(f"{path}: not a sweep record; {fix}")
+        for key, what in (("definition_sha256", "definition"), ("catalog_sha256", "catalog")):
+            if have.get(key) != want[key]:
+                raise SweepError(
+                    f"{out}: holds results of sweep {have.get('sweep')!r} run with a different "
+                    f"{what} ({str(have.get(key))[:12]} there, {want[key][:12]} now); {fix}"
+                )
+    else:
+        old = [p for p in (out / "cells").glob("*.json")] if (out / "cells").is_dir() else []
+        if old:
+            raise SweepError(
+                f"{out}: holds {len(old)} cell results but no {MANIFEST} recording which "
+                f"sweep and catalog made them; {fix}"
+            )
+    (out / "cells").mkdir(parents=True, exist_ok=True)
+    for p in (out / "cells").glob(".*"):  # temp files of a killed run
+        if p.is_file():
+            p.unlink()
+    if not path.exists():
+        atomic_write_text(path, json.dumps(want, indent=1) + "\n")
+
+
 def run_sweep(
     sweep: Sweep,
     out: str | os.PathLike,
@@ -394,12 +761,21 @@ def run_sweep(
     address: str | None = None,
     seeds: int | None = None,
     progress: bool = True,
+    restart: bool = False,
 ) -> tuple[list[dict], dict[str, str]]:
-    """Run (or resume) a sweep into ``out``; returns the rows and the cells given up."""
+    """Run (or resume) a sweep into ``out``; returns the rows and the cells given up.
+
+    A resume must be of the same definition and catalog (see :func:`prepare_output`);
+    ``restart`` clears the folder's old results first."""
     from tqdm import tqdm
 
     out = Path(out)
-    (out / "cells").mkdir(parents=True, exist_ok=True)
+    if backend not in ("local", "ray"):
+        raise SweepError(f"backend must be 'local' or 'ray', got {backend!r}")
+    try:
+        prepare_output(sweep, out, restart=restart)
+    except OSError as exc:
+        raise write_error(out, exc) from exc
     todo = cells(sweep, seeds)
     already = len(finished(out, sweep, todo))
     bar = tqdm(
@@ -422,6 +798,8 @@ def run_sweep(
     write_csv(rows, out / "results.csv")
     if failed:
         atomic_write_text(out / "failed.json", json.dumps(failed, indent=1) + "\n")
+    elif (out / "failed.json").is_file():  # an earlier run's failures have now run
+        (out / "failed.json").unlink()
     return rows, failed
 
 

@@ -55,8 +55,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .catalog import Catalog, Entry, Gait, atomic_write_text
-from .geometry import geometry
+from .catalog import Catalog, Entry, Gait, GaitsimError, atomic_write_text
+from .geometry import GRAVITY, geometry
 from .ik import KNEE_UP
 from .path import Arc
 from .terrain import Rough, Slope
@@ -71,10 +71,11 @@ LIMIT_SLOPE_DEG = 15.0
 LIMIT_ARC_RADIUS = 0.5  # m
 ROUGH_AMPLITUDE_FRACTION = 0.1  # rough terrain peak height as a share of the hip height
 ROUGH_SEED = 0
+ROUGH_CELL = 0.02  # m: grid spacing of the limit rule's rough ground (Rough's default)...
+ROUGH_MAX_CELLS = 500  # ...coarsened for giant walkers so a side never has more cells
 LIMIT_MARGIN = 0.35  # rad added on both sides of the sampled range
 LIMIT_ROUND = 1e-3  # rad; limits are rounded outward to this step
 
-GRAVITY = 9.81
 EFFORT_SAFETY = 3.0
 VELOCITY_FLOOR = 20.0  # rad/s
 VELOCITY_SAFETY = 2.0
@@ -89,7 +90,7 @@ MATERIALS = {
 }
 
 
-class URDFNameError(ValueError):
+class URDFNameError(GaitsimError, ValueError):
     """A walker or leg name cannot be used in a URDF or as a file name."""
 
 
@@ -165,11 +166,14 @@ def _limit_walkers(entry: Entry):
     """(walker, used for the velocity limit) for every condition of the joint-limit rule."""
     geo = geometry(entry.gait)
     cycle_max = entry.gait.cycle * max(LIMIT_SPEED_SCALES)
+    size = max(4.0, 4.0 * (cycle_max + max(geo.body)))
+    cell = max(ROUGH_CELL, size / ROUGH_MAX_CELLS)  # ROUGH_CELL for every ordinary walker
     rough = Rough(
         ROUGH_AMPLITUDE_FRACTION * geo.hip_height,
-        wavelength=max(0.1, 2.0 * entry.gait.stride),
+        wavelength=max(0.1, 2.0 * entry.gait.stride, 4.0 * cell),
         seed=ROUGH_SEED,
-        size=max(4.0, 4.0 * (cycle_max + max(geo.body))),
+        size=size,
+        cell=cell,
     )
     up, down = Slope.from_degrees(LIMIT_SLOPE_DEG), Slope.from_degrees(-LIMIT_SLOPE_DEG)
     top = max(LIMIT_SPEED_SCALES)

@@ -40,7 +40,7 @@ class Pose:
     body_rotation (S, 3, 3): body-to-world rotation; body_quaternion (S, 4) as (x, y, z, w);
     heading (S,): path heading; feet (S, L, 3): world foot-sphere centres;
     feet_body (S, L, 3): the same in the body frame; joints (S, L, 3): angles per leg in
-    DESIGN.md chain order; stance (S, L); swing_progress (S, L) (0 in stance);
+    docs/architecture.md chain order; stance (S, L); swing_progress (S, L) (0 in stance);
     shortfall (S, L) and max_shortfall (S,) in metres.
     """
 
@@ -278,7 +278,7 @@ class Walker:
             if self.sway:
                 xy_b = xy_b + self._sway_offset(xy_b, heading, xy, stance, s)
             ground_under = self.terrain.height(xy[..., 0], xy[..., 1]).mean(axis=-1)
-        z_b = ground_under + geo.foot_radius + geo.hip_height + self._bob(stance, s)
+        z_b = ground_under + geo.standing_height + self._bob(stance, s)
         body_pos = np.concatenate([xy_b, z_b[..., None]], axis=-1)
         return body_pos, self._attitude(xy_b, heading, stance, s), heading
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import errno
 import json
 import math
 import os
@@ -22,6 +23,18 @@ import gaitsim
 from gaitsim import Catalog, CatalogError, Entry, Gait, Leg
 from gaitsim.catalog import (
     GAIT_EXTRA_KEYS,
+    MAX_DUTY,
+    MAX_FOOT_SLIDE_MM,
+    MAX_LEGS,
+    MAX_LENGTH,
+    MAX_MASS,
+    MAX_NAME_LENGTH,
+    MAX_SPEED,
+    MIN_DUTY,
+    MIN_LENGTH,
+    MIN_MASS,
+    MIN_SPEED,
+    WriteError,
     dumps_catalog,
     gait_pattern,
     gait_to_dict,
@@ -267,13 +280,14 @@ def test_loads_catalog_takes_text_and_accepts_pathlike_and_str_paths(tmp_path):
 def test_boundary_values_are_accepted():
     obj = fox_catalog()
     g = obj["fox"]["gait"]
-    g.update(duty=1e-9, lift=0, stride=1e-9)
+    g.update(duty=MIN_DUTY, lift=0, stride=MIN_LENGTH)
     g["segments"][1]["phase"] = 0
     g["segments"][0]["phase"] = 0.999999
     gait = parse_catalog(obj)["fox"].gait
     assert gait.lift == 0 and gait.legs[0].phase == 0.999999
-    g["duty"] = 0.999999
-    assert parse_catalog(obj)["fox"].gait.duty == 0.999999
+    assert gait.stride == MIN_LENGTH and gait.duty == MIN_DUTY
+    g["duty"] = MAX_DUTY
+    assert parse_catalog(obj)["fox"].gait.duty == MAX_DUTY
 
 
 # ---------------------------------------------------------------------------- round trips
@@ -406,7 +420,7 @@ def test_temp_file_cannot_be_created(tmp_path, monkeypatch, builtin):
         raise PermissionError("read-only")
 
     monkeypatch.setattr(tempfile, "mkstemp", deny)
-    with pytest.raises(PermissionError):
+    with pytest.raises(WriteError, match=f"^{tmp_path / 'catalog.json'}: cannot write it"):
         gaitsim.save_catalog(builtin, tmp_path / "catalog.json")
     assert listing(tmp_path) == []
 
@@ -419,9 +433,10 @@ def test_read_only_directory_leaves_nothing(tmp_path, builtin):
     try:
         if os.access(ro, os.W_OK):
             pytest.skip("running with privileges that ignore directory permissions")
-        with pytest.raises(PermissionError):
+        with pytest.raises(WriteError, match="permission denied") as info:
             gaitsim.save_catalog(builtin, ro / "catalog.json")
-        with pytest.raises(PermissionError):
+        assert info.value.errno == errno.EACCES
+        with pytest.raises(WriteError, match="permission denied"):
             gaitsim.save_catalog(builtin, ro / "new.json")
         assert listing(ro) == ["catalog.json"]
         assert (ro / "catalog.json").read_text() == "old contents"
@@ -1010,3 +1025,227 @@ def test_fuzz_edited_json_text_loads_or_raises_catalog_error(text):
     event("loaded")
     check_valid(cat)
     check_round_trip(cat)
+
+
+# ---------------------------------------------------------------------------- duplicate keys
+
+
+def _dup_error(text: str) -> str:
+    with pytest.raises(CatalogError) as info:
+        gaitsim.loads_catalog(text, label="mine.json")
+    return str(info.value)
+
+
+def test_a_walker_given_twice_is_refused_naming_both_places(tmp_path):
+    fox = json.dumps(fox_catalog()["fox"])
+    text = '{\n  "fox": ' + fox + ',\n  "hound": ' + fox + ',\n  "fox": ' + fox + "\n}\n"
+    assert json.loads(text).keys() == {"fox", "hound"}  # plain json silently drops one
+    msg = _dup_error(text)
+    assert msg.startswith("mine.json: walker 'fox' is given twice at the top level"), msg
+    assert "line 2, column 3 and line 4, column 3" in msg, msg
+    # and `validate --write` never gets to drop it: the file is refused and left alone
+    path = tmp_path / "cat.json"
+    path.write_text(text)
+    from gaitsim.cli import main
+
+    assert main(["validate", "-q", "--catalog", str(path), "--write"]) == 2
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("edit", "place", "key"),
+    [
+        (
+            lambda t: t.replace('"upper": 0.11,', '"upper": 0.11, "upper": 0.5,', 1),
+            "fox.gait.segments[0]",
+            "upper",
+        ),
+        (
+            lambda t: t.replace('"stride": 0.15,', '"stride": 0.15, "stride": 0.3,', 1),
+            "fox.gait",
+            "stride",
+        ),
+        (
+            lambda t: t.replace('"foot_slide_mm": 0.3', '"foot_slide_mm": 0.3, "foot_slide_mm": 9'),
+            "fox.walk_test",
+            "foot_slide_mm",
+        ),
+        (
+            lambda t: t.replace('"side": "L",', '"paw": {"toes": 4, "toes": 5}, "side": "L",', 1),
+            "fox.gait.segments[0].paw",
+            "toes",
+        ),
+    ],
+    ids=["segment-key", "gait-key", "walk-test-key", "unknown-nested-key"],
+)
+def test_a_key_given_twice_anywhere_is_refused(edit, place, key):
+    text = edit(json.dumps(fox_catalog()))
+    msg = _dup_error(text)
+    assert msg.startswith(f"mine.json: {place}: key {key!r} is given twice (line 1, column "), msg
+    assert " and line 1, column " in msg
+
+
+def test_a_bare_gait_key_given_twice_is_refused(tmp_path):
+    text = json.dumps(SEED_FOX_GAIT).replace('"duty": 0.7,', '"duty": 0.7, "duty": 0.5,')
+    path = tmp_path / "fox.json"
+    path.write_text(text)
+    with pytest.raises(CatalogError, match=rf"^{path}: catalog: key 'duty' is given twice"):
+        gaitsim.load_catalog(path)
+
+
+# ---------------------------------------------------------------------------- what is read
+
+
+def test_a_folder_is_refused_before_reading(tmp_path):
+    with pytest.raises(CatalogError, match=rf"^{tmp_path}: cannot read it: it is a folder"):
+        gaitsim.load_catalog(tmp_path)
+
+
+def test_a_named_pipe_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "cat.json"
+    os.mkfifo(fifo)  # opening it to read would block until a writer came
+    with pytest.raises(CatalogError, match=rf"^{fifo}: cannot read it: it is a named pipe"):
+        gaitsim.load_catalog(fifo)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_a_device_is_refused_before_reading():
+    with pytest.raises(CatalogError, match=r"^/dev/zero: cannot read it: it is a character device"):
+        gaitsim.load_catalog("/dev/zero")
+    from gaitsim.cli import main
+
+    assert main(["validate", "--catalog", "/dev/zero"]) == 2
+
+
+def test_a_file_over_the_size_limit_is_refused_before_reading(tmp_path, monkeypatch):
+    from gaitsim.catalog import MAX_CATALOG_BYTES
+
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:
+        fh.truncate(MAX_CATALOG_BYTES + 1)  # sparse: no disk used
+    reads = []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda *a, **k: reads.append(a) or real_open(*a, **k))
+    with pytest.raises(CatalogError, match=rf"^{big}: is {MAX_CATALOG_BYTES + 1} bytes, over"):
+        gaitsim.load_catalog(big)
+    assert reads == []  # refused before the file was opened
+    ok = write_json(tmp_path / "ok.json", fox_catalog())  # a file within the limit loads
+    assert list(gaitsim.load_catalog(ok)) == ["fox"]
+
+
+def test_a_symlinked_catalog_is_read_through_the_link(tmp_path):
+    real = write_json(tmp_path / "real.json", fox_catalog())
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    assert gaitsim.load_catalog(link) == gaitsim.load_catalog(real)
+
+
+# ---------------------------------------------------------------------------- physical bounds
+
+BOUNDS = [
+    pytest.param(_gait("stride", MAX_LENGTH * 1.01), "fox.gait.stride", "at most", id="stride-max"),
+    pytest.param(_gait("stride", MIN_LENGTH / 2), "fox.gait.stride", "at least", id="stride-min"),
+    pytest.param(_gait("duty", 1e-300), "fox.gait.duty", "at least 0.05", id="duty-tiny"),
+    pytest.param(_gait("duty", MIN_DUTY / 2), "fox.gait.duty", "at least", id="duty-min"),
+    pytest.param(_gait("duty", 0.99), "fox.gait.duty", "at most 0.98", id="duty-max"),
+    pytest.param(_gait("lift", 1e300), "fox.gait.lift", "at most", id="lift-huge"),
+    pytest.param(_gait("clip_speed", MAX_SPEED * 2), "fox.gait.clip_speed", "at most", id="v-max"),
+    pytest.param(_gait("clip_speed", MIN_SPEED / 2), "fox.gait.clip_speed", "at least", id="v-min"),
+    pytest.param(_seg("upper", 1e300), f"{SEG}.upper", "at most 10 m", id="upper-huge"),
+    pytest.param(_seg("lower", MIN_LENGTH / 10), f"{SEG}.lower", "at least", id="lower-tiny"),
+    pytest.param(_seg("home", [-0.048, 0, 1e300]), f"{SEG}.home[2]", "within", id="home-far"),
+    pytest.param(_seg("hip", [-0.03, 11, 0.15]), f"{SEG}.hip[1]", "within", id="hip-far"),
+    pytest.param(_gait("foot_radius", 1e300), "fox.gait.foot_radius", "at most", id="foot-huge"),
+    pytest.param(_gait("foot_radius", 1e-9), "fox.gait.foot_radius", "at least", id="foot-tiny"),
+    pytest.param(_gait("hip_height", 1e300), "fox.gait.hip_height", "at most", id="hip-h-huge"),
+    pytest.param(_gait("mass", MAX_MASS * 10), "fox.gait.mass", "at most", id="mass-huge"),
+    pytest.param(_gait("mass", MIN_MASS / 10), "fox.gait.mass", "at least", id="mass-tiny"),
+    pytest.param(_gait("bob", 1e300), "fox.gait.bob", "at most", id="bob-huge"),
+    pytest.param(_gait("body", [0.4, 1e300, 0.1]), "fox.gait.body[1]", "at most", id="body-huge"),
+    pytest.param(_gait("body", [1e-6, 0.1, 0.1]), "fox.gait.body[0]", "at least", id="body-tiny"),
+    pytest.param(
+        _set(("fox", "walk_test", "foot_slide_mm"), MAX_FOOT_SLIDE_MM * 2),
+        "fox.walk_test.foot_slide_mm",
+        "at most",
+        id="slide-huge",
+    ),
+    pytest.param(
+        _set(("fox", "walk_test", "foot_slide_mm"), -1),
+        "fox.walk_test.foot_slide_mm",
+        "at least 0",
+        id="slide-negative",
+    ),
+]
+
+
+@pytest.mark.parametrize(("mutate", "place", "fragment"), BOUNDS)
+def test_value_outside_its_physical_bound(mutate, place, fragment):
+    obj = fox_catalog()
+    mutate(obj)
+    msg = check_error(obj, place, "must be", fragment)
+    assert "bound" in msg, msg
+
+
+def test_too_many_legs():
+    obj = fox_catalog()
+    legs = obj["fox"]["gait"]["segments"]
+    extra = [dict(copy.deepcopy(legs[i % 4]), name=f"leg_{i}") for i in range(4, MAX_LEGS + 1)]
+    legs += extra
+    check_error(obj, "fox.gait.segments", f"{MAX_LEGS + 1} legs", f"at most {MAX_LEGS}")
+    del legs[MAX_LEGS:]
+    assert parse_catalog(obj)["fox"].gait.n_legs == MAX_LEGS
+
+
+# ---------------------------------------------------------------------------- names
+
+
+@pytest.mark.parametrize(
+    ("name", "fragment"),
+    [
+        ("fox\n", "control character '\\n'"),
+        ("fo\x00x", "control character '\\x00'"),
+        ("fox\u2028", "control character"),
+        ("\tfox", "control character '\\t'"),
+        (" fox", "starts or ends with a space"),
+        ("fox ", "starts or ends with a space"),
+        ("x" * 300, f"300 characters long; use at most {MAX_NAME_LENGTH}"),
+        ("x" * (MAX_NAME_LENGTH + 1), "characters long"),
+        ("a/b", "contains '/'"),
+        ("..\\b", "contains '\\\\'"),
+        ("", "non-empty string"),
+    ],
+    ids=repr,
+)
+def test_bad_walker_names_are_refused(name, fragment):
+    obj = {name: fox_catalog()["fox"]}
+    msg = check_error(obj, "catalog", fragment)
+    assert len(msg) < 300, msg  # a long name is shortened in the message
+
+
+@pytest.mark.parametrize("name", ["fox\n", "l" * 300, "a/b"], ids=repr)
+def test_bad_leg_names_are_refused(name):
+    obj = fox_catalog()
+    _seg("name", name)(obj)
+    check_error(obj, f"{SEG}.name", "leg name")
+
+
+def test_good_unusual_names_still_load():
+    for name in ("x" * MAX_NAME_LENGTH, "Fuchs-2 (rot)", "renard_über", "a b"):
+        assert list(parse_catalog({name: fox_catalog()["fox"]})) == [name]
+
+
+def test_a_bare_gait_file_with_an_unusable_name_says_to_rename_the_file(tmp_path):
+    path = write_json(tmp_path / "fox\n.json", SEED_FOX_GAIT)
+    with pytest.raises(CatalogError, match="rename the file"):
+        gaitsim.load_catalog(path)
+
+
+def test_a_300_character_walker_name_is_a_clean_cli_error(tmp_path, capsys):
+    from gaitsim.cli import main
+
+    path = write_json(tmp_path / "cat.json", {"x" * 300: fox_catalog()["fox"]})
+    out = tmp_path / "urdf"
+    assert main(["urdf", "--catalog", str(path), "--out", str(out), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: catalog: walker name" in err and "300 characters" in err, err
+    assert not out.exists()

@@ -1,6 +1,6 @@
 """The Gymnasium envs: one battery over every registered gaitsim id and every action mode.
 
-Battery (DESIGN.md rule 8): Gymnasium's and SB3's check_env, equal rollouts from equal
+Battery: Gymnasium's and SB3's check_env, equal rollouts from equal
 seeds (fresh envs and a reused one), reward terms that sum to the reward, no NaN and no
 observation outside its space under random actions, independent envs in one process,
 close() twice, bounded memory over many resets, AsyncVectorEnv. Then the API: presets as

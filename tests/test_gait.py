@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 
 from gaitsim import foot_targets, load_catalog, stance_phase_labels, swing_height, swing_time_below
 from gaitsim.catalog import rep103_to_gaitkit
-from gaitsim.gait import STANCE_PHASES, cycle_position
+from gaitsim.gait import (
+    CLEARANCE_DROP,
+    CLEARANCE_RISE,
+    STANCE_PHASES,
+    clearance_floor,
+    cycle_position,
+)
 
 CAT = load_catalog()
 NAMES = list(CAT)
@@ -114,9 +120,22 @@ def test_clearance_arc_cuts_time_near_the_ground():
         sine = swing_time_below(frac * lift, lift, "sine")
         corr = swing_time_below(frac * lift, lift, "clearance")
         assert corr < 0.5 * sine, (frac, sine, corr)
-    # hand check: sine arc spends ~34 % of the swing below a quarter of the lift
+    # hand check: sine arc spends ~34 % of the swing below a quarter of the lift; the
+    # clearance arc only while rising to and dropping from its floor: about 13 %
     assert swing_time_below(0.25 * lift, lift, "sine") == pytest.approx(0.34, abs=0.02)
-    assert swing_time_below(0.25 * lift, lift, "clearance") < 0.12
+    assert swing_time_below(0.25 * lift, lift, "clearance") == pytest.approx(0.133, abs=0.01)
+
+
+@pytest.mark.parametrize(("ratio", "floor"), [(1.0, 0.6), (2.0, 0.3), (4.0, 0.3), (0.8, 0.75),
+                                              (0.5, 1.0), (0.25, 1.0)])  # fmt: skip
+def test_clearance_floor_grows_as_the_step_rate_falls(ratio, floor):
+    # the second seed: min height * clamp(rate_ref / rate, 0.5, 2), here 0.6 of the lift at
+    # the gait's own rate, never above the lift
+    assert clearance_floor(ratio) == pytest.approx(floor)
+    u = np.linspace(CLEARANCE_RISE, 1.0 - CLEARANCE_DROP, 201)
+    assert np.all(swing_height(u, "clearance", floor) >= floor - 1e-12)
+    with pytest.raises(ValueError, match="rate_ratio"):
+        clearance_floor(0.0)
 
 
 def test_clearance_profile_in_foot_targets():

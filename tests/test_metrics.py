@@ -19,13 +19,16 @@ from gaitsim.sim.metrics import (
     FALL_HEIGHT_FRACTION,
     FALL_TILT_DEG,
     GRAVITY,
+    VERDICTS,
     Recorder,
     _convex_hull,
+    contact_fidelity,
     roll_pitch_deg,
     stance_slips,
     summarize,
     support_margin,
     tilt_deg,
+    verdict,
 )
 
 SQUARE = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
@@ -796,3 +799,79 @@ def test_summary_fall_at_the_first_step():
     assert s["speed_m_s"] == 0.0
     assert s["slip_mm_per_m"] is None
     assert s["cost_of_transport"] is None
+
+
+# --------------------------------------------------------------------------- the verdict
+def _walked_summary(**kw):
+    s = {
+        "finite": True,
+        "fell": False,
+        "time_to_fall_s": None,
+        "fall_reason": "",
+        "speed_ratio": 1.0,
+        "heading_error_deg": 2.0,
+        "max_shortfall_m": 0.0,
+    }
+    s.update(kw)
+    return s
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({}, "walked"),
+        ({"speed_ratio": 0.8}, "walked"),  # the bounds are inclusive
+        ({"speed_ratio": 1.2}, "walked"),
+        ({"heading_error_deg": 15.0}, "walked"),
+        ({"max_shortfall_m": 0.010}, "walked"),
+        ({"assist_mean_force_per_weight": 0.3}, "walked"),
+        ({"finite": False, "speed_ratio": float("nan")}, "non_finite"),
+        ({"fell": True, "time_to_fall_s": 3.2, "fall_reason": "tilt"}, "fell"),
+        ({"speed_ratio": 0.79}, "no_progress"),
+        ({"speed_ratio": 1.21}, "no_progress"),
+        ({"speed_ratio": -0.3}, "no_progress"),  # walking backwards
+        ({"speed_ratio": float("nan")}, "no_progress"),
+        ({"heading_error_deg": 15.1}, "off_heading"),
+        ({"heading_error_deg": float("nan")}, "off_heading"),
+        ({"max_shortfall_m": 0.0101}, "out_of_reach"),
+        ({"assist_mean_force_per_weight": 0.31}, "carried"),
+        # the first failing reason wins, in the documented order
+        (
+            {"fell": True, "time_to_fall_s": 1.0, "fall_reason": "height", "speed_ratio": 0.1},
+            "fell",
+        ),
+        ({"speed_ratio": 0.5, "heading_error_deg": 60.0, "max_shortfall_m": 13.6}, "no_progress"),
+        ({"heading_error_deg": 60.0, "max_shortfall_m": 1.0}, "off_heading"),
+        ({"max_shortfall_m": 1.0, "assist_mean_force_per_weight": 0.9}, "out_of_reach"),
+    ],
+)
+def test_verdict_goes_through_every_reason(change, expected):
+    verdict_, reason = verdict(_walked_summary(**change))
+    assert verdict_ == expected
+    assert verdict_ in VERDICTS and reason
+
+
+def test_no_walked_verdict_outside_the_rule():
+    # a long-legged back-kneed biped that walked backwards under the assist (issue report):
+    # speed ratio -0.3, heading error 60 deg, shortfall 13.6 m
+    s = _walked_summary(speed_ratio=-0.3, heading_error_deg=60.0, max_shortfall_m=13.6,
+                        assist_mean_force_per_weight=0.2)  # fmt: skip
+    assert verdict(s)[0] != "walked"
+
+
+def test_contact_fidelity_by_hand():
+    # one leg, planned stance 6 of every 10 samples; measured: on time in the first cycle,
+    # bouncing (two onsets) in the second, a sample late in the third
+    plan = np.array([1, 1, 1, 1, 1, 1, 0, 0, 0, 0] * 3, bool)[:, None]
+    cycles = ([1, 1, 1, 1, 1, 1, 0, 0, 0, 0], [1, 1, 0, 1, 1, 1, 0, 0, 0, 0],
+              [0, 1, 1, 1, 1, 1, 0, 0, 0, 0])  # fmt: skip
+    meas = np.array([x for c in cycles for x in c], bool)[:, None]
+    f = contact_fidelity(meas, plan)  # every sample
+    assert f["duty_by_leg"] == [pytest.approx(16 / 30)]
+    # onsets: at 10 (from 0), 13, 21 = 3 over the 2 planned stance onsets after sample 0
+    assert f["touchdowns_per_stance"] == pytest.approx(3 / 2)
+    assert f["contact_timing_error"] == pytest.approx(2 / 30)
+    # after the first cycle (10 samples): whole cycles only, so the shares are unbiased
+    f = contact_fidelity(meas, plan, cycle=10)
+    assert f["duty_by_leg"] == [pytest.approx(10 / 20)]
+    assert f["touchdowns_per_stance_by_leg"] == [pytest.approx(2 / 1)]

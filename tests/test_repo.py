@@ -1,9 +1,13 @@
-"""Repository hygiene: the Quick start commands, CI and the layering rules of DESIGN.md."""
+"""Repository hygiene: the Quick start commands, CI, the layering rules of
+docs/architecture.md, and a repository that stands on its own (no paths leaving it)."""
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,7 +29,8 @@ def test_quick_start_has_two_commands_and_ci_runs_the_test_one():
 
 
 def test_kinematic_core_imports_no_simulator():
-    # gymnasium may be imported by gaitsim/__init__.py to register the env ids (DESIGN.md)
+    # gymnasium may be imported by gaitsim/__init__.py to register the env ids
+    # (docs/architecture.md, "Import rules")
     code = (
         "import sys, gaitsim, gaitsim.walker, gaitsim.validate, gaitsim.urdf, gaitsim.cli;"
         "bad = [m for m in ('pybullet', 'torch', 'stable_baselines3') if m in sys.modules];"
@@ -69,3 +74,86 @@ def test_rollout_digest_is_reproducible(tmp_path):
         subprocess.run([*cmd, "--out", str(out)], capture_output=True, text=True, check=True)
         runs.append(out.read_text())
     assert runs[0] == runs[1] and runs[0].count("digest") == 8
+
+
+# ---------------------------------------------------------------------------- self-contained
+
+# Built by concatenation so that this file does not match its own patterns.
+OUTSIDE_REFERENCES = ("../" + "shared", "shared/" + "DESIGN.md", "shared/" + "seeds")
+
+
+def repo_text_files() -> list[Path]:
+    """Tracked files plus new ones not ignored (what a commit would add), text only."""
+    git = shutil.which("git")
+    if git is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    out = subprocess.run(
+        [git, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    )
+    files = []
+    for name in sorted(set(out.stdout.decode("utf-8").split("\0")) - {""}):
+        path = ROOT / name
+        if not path.is_file():  # deleted in the work tree
+            continue
+        data = path.read_bytes()
+        if b"\0" in data:
+            continue
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        files.append(path)
+    return files
+
+
+def test_no_file_refers_outside_the_repository():
+    files = repo_text_files()
+    assert any(p.name == "README.md" for p in files)
+    offenders = []
+    for path in files:
+        for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            for ref in OUTSIDE_REFERENCES:
+                if ref in line:
+                    offenders.append(f"{path.relative_to(ROOT)}:{n}: {ref}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_markdown_links_stay_inside_the_repository():
+    bad = []
+    for path in repo_text_files():
+        if path.suffix != ".md":
+            continue
+        for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text("utf-8")):
+            if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+                continue  # a URL or an anchor in the same page
+            resolved = (path.parent / target.split("#", 1)[0]).resolve()
+            if ROOT.resolve() not in resolved.parents or not resolved.exists():
+                bad.append(f"{path.relative_to(ROOT)}: {target}")
+    assert not bad, bad
+
+
+def test_readme_links_the_documentation():
+    readme = (ROOT / "README.md").read_text("utf-8")
+    section = readme.split("## Documentation", 1)[1].split("\n## ", 1)[0]
+    for doc in ("docs/architecture.md", "docs/catalog.md", "docs/custom_walker.md"):
+        assert (ROOT / doc).is_file(), doc
+        assert f"({doc})" in section, f"README's Documentation section should link {doc}"
+
+
+def test_catalog_reference_names_every_field():
+    from gaitsim import catalog
+
+    text = (ROOT / "docs" / "catalog.md").read_text("utf-8")
+    fields = [
+        *catalog._GAIT_FIELDS,
+        *catalog._SEGMENT_FIELDS,
+        *catalog.GAIT_EXTRA_KEYS,
+        *catalog.SEGMENT_EXTRA_KEYS,
+        "walk_test",
+        "foot_slide_mm",
+    ]
+    missing = [f for f in fields if f"`{f}`" not in text]
+    assert not missing, f"docs/catalog.md does not describe {missing}"

@@ -1,6 +1,7 @@
 """Sweeps (definitions, local runner, resume, a killed worker, Ray), plots and the report."""
 
 import csv
+import dataclasses
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from gaitsim.sim.metrics import VERDICTS
 from gaitsim.sweep import (
     SweepError,
     builtin_sweeps,
@@ -227,4 +229,264 @@ def test_report_writes_tables_and_gait_diagrams(tmp_path):
         assert (tmp_path / "rep" / "plots" / f"gait_{w}.png").stat().st_size > 1000
         assert (tmp_path / "rep" / "urdf" / f"{w}.urdf").exists()
     physics = json.loads((tmp_path / "rep" / "physics.json").read_text())
-    assert len(physics) == 2 * 4
+    from gaitsim.report import CONDITIONS
+
+    assert len(physics) == 2 * len(CONDITIONS)
+    # every cell carries the verdict and its reason, and the report prints them
+    assert all(c["verdict"] in VERDICTS and c["verdict_reason"] for c in physics)
+    assert "### Gait fidelity on flat ground" in text
+
+
+# ---------------------------------------------------------------------------- schema
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"walker": ["fox"]}, "unknown key 'walker'; did you mean 'walkers'?"),
+        ({"seed": 2}, "unknown key 'seed'; did you mean 'seeds'?"),
+        ({"colour": "red"}, "unknown key 'colour' (keys: name, description"),
+        ({"base": {"frction": 0.5}}, "[base] 'frction' is not a simulate() setting; did you "),
+        ({"base": {"terrain": "rough"}}, "[base] terrain cannot be set"),
+        ({"base": {"gui": True}}, "[base] gui cannot be set"),
+        ({"base": {"speed_scale": 2.0}}, "is set by the swept parameter 'speed_scale'"),
+        ({"base": {"body": "floaty"}}, "[base] body must be one of 'auto', 'free'"),
+        ({"base": {"friction": -1}}, "[base] friction must be a number > 0"),
+        ({"base": {"stop_on_fall": "yes"}}, "stop_on_fall must be true or false"),
+        ({"walkers": []}, "'walkers' is empty"),
+        ({"walkers": ["horn_beetle", "horn_beetle"]}, "lists horn_beetle twice"),
+        ({"values": [0.8, 1.0, 0.8]}, "'values' lists 0.8 twice"),
+        ({"values": [1, 1.0]}, "'values' lists 1.0 twice (also as 1)"),
+        ({"parameter": "turn", "values": ["straight", "straight"]}, "lists 'straight' twice"),
+        ({"seeds": 10**6}, "'seeds' must be a whole number from 1 to"),
+        ({"seconds": 1e9}, "'seconds' must be a positive number up to"),
+        ({"name": "../escape"}, "contains '/'"),
+        ({"description": 3}, "'description' must be a string"),
+    ],
+)
+def test_definitions_are_checked_against_the_schema(change, message):
+    with pytest.raises(SweepError) as info:
+        parse_sweep({**TINY, **change}, label="d.toml")
+    assert str(info.value).startswith("d.toml: "), str(info.value)
+    assert message in str(info.value), str(info.value)
+
+
+def test_base_keys_simulate_takes_are_accepted_and_used():
+    import inspect
+
+    from gaitsim.sim.run import simulate
+
+    base = {"friction": 0.8, "solver_iterations": 20, "body": "free", "stop_on_fall": False}
+    assert set(base) - {"body"} <= set(inspect.signature(simulate).parameters)
+    sw = parse_sweep({**TINY, "base": base})
+    kw = simulate_kwargs(sw, cells(sw)[0])
+    assert kw["friction"] == 0.8 and kw["solver_iterations"] == 20
+    assert kw["config_kwargs"]["body"] == "free" and kw["stop_on_fall"] is False
+
+
+def test_a_bad_definition_fails_before_any_worker_starts(tmp_path, capsys):
+    from gaitsim.cli import main
+
+    d = tmp_path / "bad.toml"
+    d.write_text('name = "b"\nparameter = "friction"\nvalues = [0.5]\n[base]\nfriction = 1.0\n')
+    out = tmp_path / "out"
+    assert main(["sweep", str(d), "--out", str(out), "-q"]) == 2
+    assert "set by the swept parameter 'friction'" in capsys.readouterr().err
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------------- the catalog it runs
+
+ONE = {**TINY, "values": [1.0], "seeds": 1, "seconds": 0.5}
+
+
+def _custom_catalog(folder: Path) -> Path:
+    """A 'fox' that is not the built-in fox (slower, shorter stride) and a walker that is
+    not built in at all."""
+    from gaitsim import load_catalog
+    from gaitsim.catalog import Catalog, save_catalog
+
+    cat = load_catalog()
+    fox = cat["fox"]
+    gait = dataclasses.replace(fox.gait, stride=0.12, clip_speed=0.3)
+    newt = dataclasses.replace(cat["horn_beetle"], name="newt")
+    path = folder / "my.json"
+    save_catalog(Catalog([dataclasses.replace(fox, gait=gait), newt]), path)
+    return path
+
+
+def _check_custom_rows(rows):
+    by = {r["walker"]: r for r in rows}
+    assert set(by) == {"fox", "newt"}
+    assert float(by["fox"]["commanded_speed_m_s"]) == pytest.approx(0.3)  # built-in: 0.375
+    assert float(by["newt"]["commanded_speed_m_s"]) == pytest.approx(0.12)
+    assert all(float(r["distance_m"]) > 0 for r in rows)
+
+
+def test_a_custom_catalog_runs_its_own_walkers(tmp_path, capsys):
+    from gaitsim.cli import main
+
+    custom = _custom_catalog(tmp_path)
+    d = tmp_path / "c.toml"
+    d.write_text(
+        'name = "c"\nparameter = "speed_scale"\nvalues = [1.0]\nwalkers = ["fox", "newt"]\n'
+        "seeds = 1\nseconds = 0.5\n"
+    )
+    out = tmp_path / "out"
+    argv = ["sweep", str(d), "--catalog", str(custom), "--out", str(out), "-q", "--no-plots"]
+    assert main(argv) == 0, capsys.readouterr().err
+    _check_custom_rows(read_rows(out))
+    # the sweep carries the entries themselves: a changed file cannot change a running sweep
+    sw = load_sweep(d, catalog=gaitsim_load(custom))
+    assert '"clip_speed": 0.3' in sw.catalog_json and "newt" in sw.catalog_json
+
+
+def gaitsim_load(path):
+    from gaitsim import load_catalog
+
+    return load_catalog(path)
+
+
+def test_ray_backend_runs_a_custom_catalog(tmp_path, monkeypatch):
+    pytest.importorskip("ray", reason="ray extra not installed")
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    monkeypatch.setenv("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+    sw = parse_sweep(
+        {**ONE, "walkers": ["fox", "newt"]}, catalog=gaitsim_load(_custom_catalog(tmp_path))
+    )
+    rows, failed = run_sweep(sw, tmp_path / "out", backend="ray", progress=False)
+    assert not failed
+    _check_custom_rows(rows)
+
+
+def test_a_worker_refuses_entries_that_do_not_match_their_hash():
+    from gaitsim.sweep import sweep_catalog
+
+    sw = parse_sweep(ONE)
+    assert sweep_catalog(sw)["horn_beetle"].gait.stride == 0.06  # parsed once, cached
+    changed = sw.catalog_json.replace('"stride": 0.06', '"stride": 0.07')
+    assert changed != sw.catalog_json
+    with pytest.raises(SweepError, match="do not match their hash"):
+        sweep_catalog(dataclasses.replace(sw, catalog_json=changed))
+
+
+# ---------------------------------------------------------------------------- the output folder
+
+
+def test_resuming_with_another_definition_or_catalog_is_refused(tmp_path):
+    out = tmp_path / "out"
+    sw = parse_sweep(ONE)
+    run_sweep(sw, out, progress=False)
+    manifest = json.loads((out / "sweep.json").read_text())
+    assert manifest["definition_sha256"] == sw.definition_sha256()
+    assert manifest["catalog_sha256"] == sw.catalog_sha256
+    run_sweep(sw, out, progress=False)  # the same sweep resumes
+    run_sweep(parse_sweep({**ONE, "seeds": 2, "description": "x"}), out, progress=False)
+    assert len(read_rows(out)) == 2  # more seeds only add cells
+
+    other = parse_sweep({**ONE, "seconds": 0.6})
+    with pytest.raises(SweepError, match=r"different definition .*--restart"):
+        run_sweep(other, out, progress=False)
+    custom = gaitsim_load(_custom_catalog(tmp_path))
+    changed = parse_sweep({**ONE, "walkers": ["newt"]}, catalog=custom)
+    assert changed.definition_sha256() != sw.definition_sha256()
+    beetle = dataclasses.replace(custom["newt"], name="horn_beetle")
+    from gaitsim.catalog import Catalog
+
+    lift = beetle.gait.lift * 1.5
+    higher = dataclasses.replace(beetle, gait=dataclasses.replace(beetle.gait, lift=lift))
+    other_cat = parse_sweep(ONE, catalog=Catalog([higher]))
+    assert other_cat.definition_sha256() == sw.definition_sha256()
+    with pytest.raises(SweepError, match=r"different catalog .*new --out folder, or --restart"):
+        run_sweep(other_cat, out, progress=False)
+
+    rows, _ = run_sweep(other, out, progress=False, restart=True)  # --restart clears
+    assert len(rows) == 1 and rows[0]["seconds"] == 0.6
+    assert len(list((out / "cells").iterdir())) == 1
+    assert json.loads((out / "sweep.json").read_text())["definition_sha256"] == (
+        other.definition_sha256()
+    )
+
+
+def test_cells_without_a_record_are_not_resumed(tmp_path):
+    out = tmp_path / "out"
+    (out / "cells").mkdir(parents=True)
+    (out / "cells" / "old.json").write_text("{}")
+    with pytest.raises(SweepError, match=r"no sweep\.json recording which sweep"):
+        run_sweep(parse_sweep(ONE), out, progress=False)
+
+
+def test_restart_via_the_cli(tmp_path, capsys):
+    from gaitsim.cli import main
+
+    d = tmp_path / "s.toml"
+    d.write_text(SMALL_TOML)
+    out = tmp_path / "out"
+    assert main(["sweep", str(d), "--out", str(out), "-q", "--no-plots"]) == 0
+    d.write_text(SMALL_TOML.replace("seconds = 0.5", "seconds = 0.4"))
+    assert main(["sweep", str(d), "--out", str(out), "-q", "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: holds results of sweep 's' run with a different definition" in err
+    assert "--restart" in err
+    argv = ["sweep", str(d), "--out", str(out), "-q", "--no-plots", "--restart"]
+    assert main(argv) == 0
+    assert [r["seconds"] for r in read_rows(out)] == ["0.4"]
+
+
+SMALL_TOML = (
+    'name = "s"\nparameter = "speed_scale"\nvalues = [1.0]\nwalkers = ["horn_beetle"]\n'
+    "seeds = 1\nseconds = 0.5\n"
+)
+
+
+def test_a_truncated_cell_file_is_reported_with_its_path(tmp_path, capsys):
+    from gaitsim.cli import main
+
+    d = tmp_path / "s.toml"
+    d.write_text(SMALL_TOML)
+    out = tmp_path / "out"
+    assert main(["sweep", str(d), "--out", str(out), "-q", "--no-plots"]) == 0
+    cell = next((out / "cells").glob("*.json"))
+    text = cell.read_text()
+    cell.write_text(text[: len(text) // 2])
+    assert main(["sweep", str(d), "--out", str(out), "-q", "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    assert f"{cell}: truncated or unreadable cell file" in err, err
+    assert "delete it to run that cell again, or rerun with --restart" in err
+    cell.write_text(json.dumps({"walker": "fox", "value": 1.0, "seed": 0}))
+    assert main(["sweep", str(d), "--out", str(out), "-q", "--no-plots"]) == 2
+    assert f"{cell}: holds another cell's result" in capsys.readouterr().err
+    cell.unlink()  # as the message says: the cell runs again
+    assert main(["sweep", str(d), "--out", str(out), "-q", "--no-plots"]) == 0
+
+
+# ---------------------------------------------------------------------------- orphaned workers
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_orphaned_workers_exit_when_the_sweep_dies(tmp_path):
+    definition = tmp_path / "long.toml"
+    definition.write_text(
+        'name = "long"\nparameter = "speed_scale"\nvalues = [0.9, 1.0]\n'
+        'walkers = ["spider_bot"]\nseeds = 1\nseconds = 60.0\n'
+    )
+    argv = [sys.executable, "-m", "gaitsim.cli", "sweep", str(definition)]
+    argv += ["--out", str(tmp_path / "out"), "--workers", "2", "-q", "--no-plots"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    kids: list[int] = []
+    deadline = time.time() + 60
+    while time.time() < deadline and len(kids) < 2:
+        kids = _children(proc.pid) if proc.poll() is None else []
+        time.sleep(0.1)
+    assert len(kids) == 2, "the workers never started"
+    time.sleep(0.5)  # let them get into their cells
+    os.kill(proc.pid, signal.SIGKILL)  # no chance to clean up: the workers are orphaned
+    proc.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(_running(k) for k in kids):
+        time.sleep(0.1)
+    alive = [k for k in kids if _running(k)]
+    for k in alive:  # do not leave them running if the test fails
+        os.kill(k, signal.SIGKILL)
+    assert not alive, f"workers {alive} outlived their sweep"

@@ -254,6 +254,9 @@ def test_a_fall_exits_1_and_the_table_says_so(monkeypatch, capsys):
         cost_of_transport=None,
         fell=True,
         time_to_fall_s=0.5,
+        fall_reason="tilt",
+        verdict="fell",
+        verdict_reason="fell at 0.50 s (tilt)",
     )
     seen = {}
 
@@ -265,10 +268,44 @@ def test_a_fall_exits_1_and_the_table_says_so(monkeypatch, capsys):
     argv = ["walk", "raptor", "-q", "--terrain", "slope", "--slope-deg", "5"]
     assert main([*argv, "--yaw-rate-deg", "90", "--body", "assist"]) == 1
     out = capsys.readouterr().out
-    assert "YES after 0.50 s" in out and "raptor fell after 0.50 s" in out
+    assert "YES after 0.50 s" in out
+    assert "raptor did not walk: fell (fell at 0.50 s (tilt)); exit code 1" in out
     assert seen["yaw_rate"] == pytest.approx(math.pi / 2)
     assert seen["terrain"].describe() == "slope +5.0 deg"
     assert seen["config"].body == "assist"
     assert main(["walk", "raptor", "-q", "--json"]) == 1
     out = strict_json(capsys.readouterr().out)
     assert out["fell"] is True and out["min_support_margin_m"] is None
+
+
+def test_swing_and_body_flags_reach_simulate(monkeypatch, capsys):
+    import gaitsim.sim.run as run_mod
+    from gaitsim.sim.metrics import verdict as verdict_of
+
+    seen = {}
+    real = run_mod.simulate
+
+    def short_simulate(walker, **kw):
+        seen.update(kw)
+        kw["seconds"] = 0.5
+        return real(walker, **kw)
+
+    monkeypatch.setattr(run_mod, "simulate", short_simulate)
+    code = main(["walk", "horn_beetle", "-q", "--json", "--swing", "clearance", "--seconds", "0.5"])
+    out = strict_json(capsys.readouterr().out)
+    assert seen["walker_options"] == {"swing": "clearance"} and out["swing"] == "clearance"
+    assert seen["config"].body == "free"  # auto: a six-legged walker walks free
+    assert out["verdict"] == verdict_of(out)[0] and code == (0 if out["verdict"] == "walked" else 1)
+    for key in ("duty_by_leg", "touchdowns_per_stance", "contact_timing_error", "verdict_reason"):
+        assert key in out
+    main(["walk", "raptor", "-q", "--json", "--seconds", "0.5"])
+    capsys.readouterr()
+    assert seen["config"].body == "assist"  # auto: a biped gets the assist
+
+
+def test_an_unknown_swing_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["walk", "fox", "--swing", "square"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--swing" in err and "square" in err and "clearance" in err

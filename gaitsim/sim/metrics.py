@@ -13,13 +13,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..geometry import GRAVITY
+
 FALL_TILT_DEG = 60.0  # a fall: roll or pitch beyond this ...
 FALL_HEIGHT_FRACTION = 0.4  # ... or the body below this share of its standing height,
 # ... or any part other than a foot touching the ground.
-GRAVITY = 9.81
 
 
 _COS_FALL = math.cos(math.radians(FALL_TILT_DEG))
+
+
+def tilt_cos(q):
+    """Cosine of the body's tilt, the angle between its z axis and world up, for an
+    (x, y, z, w) quaternion (a sequence, or an array (..., 4)): the z component of the body
+    z axis, 1 - 2 (x^2 + y^2). The one definition of tilt that the fall rule, the metrics
+    and the rewards use."""
+    if isinstance(q, np.ndarray):
+        x, y = q[..., 0], q[..., 1]
+    else:
+        x, y = q[0], q[1]
+    return 1.0 - 2.0 * (x * x + y * y)
 
 
 def fall_reason(sensed, height: float, standing_height: float) -> str:
@@ -29,12 +42,125 @@ def fall_reason(sensed, height: float, standing_height: float) -> str:
     rule of runs, envs and ``summarize``."""
     if sensed.body_contact:
         return "body_contact"
-    x, y = sensed.quaternion[0], sensed.quaternion[1]
-    if 1.0 - 2.0 * (x * x + y * y) < _COS_FALL:  # the body z axis's world z component
+    if tilt_cos(sensed.quaternion) < _COS_FALL:
         return "tilt"
     if height < FALL_HEIGHT_FRACTION * standing_height:
         return "height"
     return ""
+
+
+# The verdict: a run "walked" only inside all of these bounds (issue 10's rule).
+SPEED_RATIO_BOUNDS = (0.8, 1.2)  # measured progress / commanded
+MAX_HEADING_ERROR_DEG = 15.0  # mean absolute heading error
+MAX_SHORTFALL_M = 0.010  # largest reach shortfall of any foot target
+MAX_ASSIST_SHARE = 0.3  # the assist's mean force as a share of the weight
+VERDICTS = ("walked", "non_finite", "fell", "no_progress", "off_heading", "out_of_reach",
+            "carried")  # fmt: skip
+
+
+def verdict(summary: dict) -> tuple[str, str]:
+    """``(verdict, reason)`` of a run summary: ``walked`` only when the walker did not fall,
+    kept within SPEED_RATIO_BOUNDS of the commanded speed and MAX_HEADING_ERROR_DEG of the
+    path's heading, reached every foot target within MAX_SHORTFALL_M and, with the body
+    assist, was carried by it for at most MAX_ASSIST_SHARE of its weight; otherwise the
+    first failing reason, in the order of VERDICTS, and what was measured."""
+    if not summary.get("finite", True):
+        return "non_finite", "the physics state became non-finite (NaN or inf)"
+    if summary["fell"]:
+        return "fell", f"fell at {summary['time_to_fall_s']:.2f} s ({summary['fall_reason']})"
+    lo, hi = SPEED_RATIO_BOUNDS
+    ratio = summary["speed_ratio"]
+    if not (lo <= ratio <= hi):
+        return "no_progress", f"speed ratio {ratio:.2f} outside [{lo}, {hi}]"
+    head = summary["heading_error_deg"]
+    if not head <= MAX_HEADING_ERROR_DEG:
+        return "off_heading", f"mean heading error {head:.1f} deg > {MAX_HEADING_ERROR_DEG:g}"
+    short = summary["max_shortfall_m"]
+    if not short <= MAX_SHORTFALL_M:
+        return "out_of_reach", (
+            f"reach shortfall {1000 * short:.1f} mm > {1000 * MAX_SHORTFALL_M:g} mm"
+        )
+    assist = summary.get("assist_mean_force_per_weight")
+    if assist is not None and not assist <= MAX_ASSIST_SHARE:
+        return "carried", f"the assist carried {assist:.2f} of the weight > {MAX_ASSIST_SHARE}"
+    return "walked", (
+        f"speed ratio {ratio:.2f}, heading error {head:.1f} deg, shortfall "
+        f"{1000 * short:.1f} mm" + (f", assist {assist:.2f} of the weight" if assist else "")
+    )
+
+
+def contact_fidelity(contacts, planned, cycle: float = 0.0) -> dict:
+    """How closely measured foot contact follows the planned stance over whole gait cycles
+    after the first (a start-up), ``cycle`` samples long (0: every sample): each leg's
+    measured contact share
+    (``duty_by_leg``, to compare with the catalog's duty), contact onsets per planned stance
+    (``touchdowns_per_stance``, overall and by leg; 1.0 is one clean touchdown a stance)
+    and the share of samples where contact and plan disagree (``contact_timing_error``)."""
+    c = np.asarray(contacts, bool)
+    p = np.asarray(planned, bool)
+    whole = math.floor((len(c) - cycle) / cycle) if cycle > 0 else 0
+    if whole >= 1:  # whole cycles after the first, so every leg's share is unbiased
+        c, p = (
+            c[round(cycle) : round(cycle * (1 + whole))],
+            p[round(cycle) : round(cycle * (1 + whole))],
+        )
+    if len(c) < 2:
+        n = c.shape[1] if c.ndim == 2 else 0
+        return {"duty_by_leg": [float(x) for x in c.mean(axis=0)] if len(c) else [0.0] * n,
+                "swing_scuff_share": 0.0, "touchdowns_per_stance": None,
+                "touchdowns_per_stance_by_leg": [None] * n,
+                "contact_timing_error": float(np.mean(c != p)) if len(c) else 0.0}  # fmt: skip
+    onsets = (c[1:] & ~c[:-1]).sum(axis=0)
+    stances = (p[1:] & ~p[:-1]).sum(axis=0)
+    by_leg = [float(o / s) if s else None for o, s in zip(onsets, stances, strict=True)]
+    total = int(stances.sum())
+    swing = ~p
+    return {
+        "duty_by_leg": [float(x) for x in c.mean(axis=0)],
+        # a foot on the ground when the plan has it in the air: a scuff or an early landing
+        "swing_scuff_share": float((c & swing).sum() / swing.sum()) if swing.any() else 0.0,
+        "touchdowns_per_stance": float(onsets.sum() / total) if total else None,
+        "touchdowns_per_stance_by_leg": by_leg,
+        "contact_timing_error": float(np.mean(c != p)),
+    }
+
+
+class ContactTally:
+    """``contact_fidelity``'s figures kept up to date one control step at a time (the
+    Gymnasium env's ``info``), in plain floats: each leg's contact share, contact onsets
+    per planned stance and the share of leg-steps where contact and plan disagree, over
+    every step since the tally began."""
+
+    def __init__(self, n_legs: int):
+        self.steps = 0
+        self.on = [0] * n_legs
+        self.onsets = [0] * n_legs
+        self.stances = [0] * n_legs
+        self.mismatch = 0
+        self._c = [False] * n_legs
+        self._p = [False] * n_legs
+
+    def add(self, contacts, planned) -> None:
+        for i, (c, p) in enumerate(zip(contacts, planned, strict=True)):
+            if c:
+                self.on[i] += 1
+                if self.steps and not self._c[i]:
+                    self.onsets[i] += 1
+            if p and self.steps and not self._p[i]:
+                self.stances[i] += 1
+            if c != p:
+                self.mismatch += 1
+            self._c[i], self._p[i] = bool(c), bool(p)
+        self.steps += 1
+
+    def figures(self) -> dict:
+        n = max(self.steps, 1)
+        total = sum(self.stances)
+        return {
+            "duty_by_leg": [c / n for c in self.on],
+            "touchdowns_per_stance": sum(self.onsets) / total if total else 0.0,
+            "contact_timing_error": self.mismatch / (n * max(len(self.on), 1)),
+        }
 
 
 def support_margin(com_xy, feet_xy, contacts) -> float:
@@ -132,12 +258,29 @@ def _polygon_distance(cx, cy, hull) -> tuple[float, bool]:
     return best, inside
 
 
-def stance_slips(feet, contacts, *, net: bool = False) -> list[np.ndarray]:
+def rolled(q_from, q_to, radius: float) -> np.ndarray:
+    """How far a sphere foot's centre moves by rolling without sliding from orientation
+    ``q_from`` to ``q_to`` ((..., 4) quaternions, x y z w) on level ground: ``r phi x z``
+    with ``phi`` the rotation vector between them."""
+    from scipy.spatial.transform import Rotation
+
+    a = Rotation.from_quat(np.reshape(q_from, (-1, 4)))
+    b = Rotation.from_quat(np.reshape(q_to, (-1, 4)))
+    phi = (b * a.inv()).as_rotvec()
+    out = radius * np.stack([phi[:, 1], -phi[:, 0], np.zeros(len(phi))], axis=-1)
+    return out.reshape(*np.shape(q_from)[:-1], 3)
+
+
+def stance_slips(feet, contacts, *, net: bool = False, foot_quat=None,
+                 radius: float = 0.0) -> list[np.ndarray]:  # fmt: skip
     """Per leg, the world distance each foot moved during each contact episode (m).
 
     A contact episode is a run of consecutive samples in contact; its slip is the sum of the
     foot's movements between consecutive in-contact samples (the slip path), or with
-    ``net=True`` the straight-line displacement from its first to its last sample.
+    ``net=True`` the straight-line displacement from its first to its last sample. With
+    ``foot_quat`` (T, L, 4) and the foot ``radius``, the net displacement is that of the
+    contact point: what the sphere's rolling moved its centre is taken out, leaving the
+    sliding.
     """
     feet = np.asarray(feet, float)
     contacts = np.asarray(contacts, bool)
@@ -151,8 +294,11 @@ def stance_slips(feet, contacts, *, net: bool = False) -> list[np.ndarray]:
         moved = np.where(both[:, leg], step[:, leg], 0.0)
         csum = np.r_[0.0, np.cumsum(moved)]
         if net:
-            pairs = zip(starts, ends, strict=True)
-            out.append(np.array([np.linalg.norm(feet[e, leg] - feet[s, leg]) for s, e in pairs]))
+            d = feet[ends, leg] - feet[starts, leg]
+            if foot_quat is not None and len(starts):
+                q = np.asarray(foot_quat, float)
+                d = d - rolled(q[starts, leg], q[ends, leg], radius)
+            out.append(np.linalg.norm(d, axis=-1))
         else:
             out.append(np.array([csum[e] - csum[s] for s, e in zip(starts, ends, strict=True)]))
     return out
@@ -160,9 +306,7 @@ def stance_slips(feet, contacts, *, net: bool = False) -> list[np.ndarray]:
 
 def tilt_deg(quaternions) -> np.ndarray:
     """Angle between the body's z axis and world up (degrees), for (x, y, z, w) quaternions."""
-    q = np.asarray(quaternions, float)
-    x, y = q[..., 0], q[..., 1]
-    zz = 1.0 - 2.0 * (x * x + y * y)  # R[2, 2]
+    zz = tilt_cos(np.asarray(quaternions, float))
     return np.degrees(np.arccos(np.clip(zz, -1.0, 1.0)))
 
 
@@ -192,6 +336,37 @@ class Recorder:
         return len(next(iter(self.data.values()), []))
 
 
+def _first_fall(rec: dict, standing_height: float) -> tuple[int, str]:
+    """The first sample of a fall and its reason (``fall_reason``'s rule over a record);
+    (number of samples, "") when the walker did not fall."""
+    tilt = tilt_deg(rec["base_quat"])
+    height = rec["base_pos"][:, 2] - rec["ground_z"]
+    body = rec["body_contact"].astype(bool)
+    mask = (tilt > FALL_TILT_DEG) | body | (height < FALL_HEIGHT_FRACTION * standing_height)
+    if not mask.any():
+        return len(mask), ""
+    k = int(np.argmax(mask))
+    return k, "body_contact" if body[k] else ("tilt" if tilt[k] > FALL_TILT_DEG else "height")
+
+
+def _slip_figures(rec: dict, ok: slice, foot_radius: float):
+    """Per-leg net slips (rolling taken out when the record has foot orientations), and
+    every stance's slip, centre travel and slip path, in metres."""
+    feet, contacts = rec["feet"][ok], rec["contacts"][ok].astype(bool)
+    travel = stance_slips(feet, contacts, net=True)
+    fq = rec.get("foot_quat")
+    if fq is not None and foot_radius > 0:
+        slips = stance_slips(feet, contacts, net=True, foot_quat=fq[ok], radius=foot_radius)
+    else:
+        slips = travel
+    paths = stance_slips(feet, contacts)
+
+    def flat(x):
+        return np.concatenate(x) if x else np.zeros(0)
+
+    return slips, flat(slips), flat(travel), flat(paths)
+
+
 def summarize(
     rec: dict[str, np.ndarray],
     *,
@@ -199,34 +374,31 @@ def summarize(
     standing_height: float,
     commanded_speed: float,
     dt: float,
+    cycle: float = 0.0,
+    foot_radius: float = 0.0,
 ) -> dict:
     """Summary metrics of a run from recorded arrays (see ``Recorder`` keys in the controller).
 
     Required keys: t (T,), progress (T,) distance along the path, base_pos (T,3),
     base_quat (T,4), com (T,3), feet (T,L,3), contacts (T,L), planned_stance (T,L),
     targets (T,L,3), shortfall (T,L), torque (T,L,3), joint_vel (T,L,3), ground_z (T,),
-    body_contact (T,), heading_error (T,).
+    body_contact (T,), heading_error (T,). ``cycle``: samples per gait cycle; the
+    contact-fidelity figures use whole cycles after the first. With ``foot_radius`` and a
+    ``foot_quat`` record (T, L, 4), slip is the sliding of the contact point (a sphere
+    foot's rolling taken out); ``foot_travel_mm_per_stance`` keeps the foot centre's net
+    displacement, rolling included. A run whose body state went non-finite reports
+    ``finite`` False (its verdict is ``non_finite``).
     """
     t = rec["t"]
     T = len(t)
     feet, contacts = rec["feet"], rec["contacts"].astype(bool)
-    tilt = tilt_deg(rec["base_quat"])
     roll, pitch = roll_pitch_deg(rec["base_quat"])
-    height = rec["base_pos"][:, 2] - rec["ground_z"]
-    fell_mask = (
-        (tilt > FALL_TILT_DEG)
-        | rec["body_contact"].astype(bool)
-        | (height < FALL_HEIGHT_FRACTION * standing_height)
-    )
-    fell = bool(fell_mask.any())
-    fall_idx = int(np.argmax(fell_mask)) if fell else T
+    fall_idx, why = _first_fall(rec, standing_height)
+    fell = bool(why)
     ok = slice(0, max(fall_idx, 1))  # metrics of the walk up to a fall
     distance = float(rec["progress"][ok][-1] - rec["progress"][0])
     duration = float(t[ok][-1] - t[0]) if T > 1 else 0.0
-    slips = stance_slips(feet[ok], contacts[ok], net=True)
-    all_slips = np.concatenate(slips) if slips else np.zeros(0)
-    paths = stance_slips(feet[ok], contacts[ok])
-    all_paths = np.concatenate(paths) if paths else np.zeros(0)
+    slips, all_slips, all_travel, all_paths = _slip_figures(rec, ok, foot_radius)
     margins = np.array(
         [
             support_margin(rec["com"][k, :2], feet[k, :, :2], contacts[k])
@@ -248,6 +420,7 @@ def summarize(
         "slip_mm_per_stance": float(all_slips.mean() * 1000) if all_slips.size else 0.0,
         "slip_mm_per_stance_by_leg": [float(s.mean() * 1000) if s.size else 0.0 for s in slips],
         "slip_path_mm_per_stance": float(all_paths.mean() * 1000) if all_paths.size else 0.0,
+        "foot_travel_mm_per_stance": float(all_travel.mean() * 1000) if all_travel.size else 0.0,
         "slip_mm_per_m": float(all_slips.sum() * 1000 / distance) if distance > 0.01 else None,
         "stances": int(all_slips.size),
         "max_shortfall_m": float(rec["shortfall"][ok].max()),
@@ -258,8 +431,10 @@ def summarize(
         "mean_support_margin_m": float(finite.mean()) if finite.size else float("-inf"),
         "max_roll_deg": float(np.abs(roll[ok]).max()),
         "max_pitch_deg": float(np.abs(pitch[ok]).max()),
-        "contact_timing_error": float(np.mean(contacts[ok] != rec["planned_stance"][ok])),
+        **contact_fidelity(contacts[ok], rec["planned_stance"][ok], cycle),
         "cost_of_transport": energy / (mass * GRAVITY * distance) if distance > 0.01 else None,
+        "finite": bool(np.isfinite(rec["base_pos"]).all() and np.isfinite(rec["base_quat"]).all()),
         "fell": fell,
+        "fall_reason": why,
         "time_to_fall_s": float(t[fall_idx] - t[0]) if fell else None,
     }

@@ -1,8 +1,8 @@
 """A walker's URDF body in a World: joint and foot indexing, position control, state.
 
-Arrays are shaped like the kinematics: joints ``(legs, 3)`` in DESIGN.md chain order, feet
-``(legs, 3)``. The base link's origin is the body frame B and its inertial origin is at 0,
-so PyBullet's base pose is the B frame's pose.
+Arrays are shaped like the kinematics: joints ``(legs, 3)`` in the chain order of
+docs/architecture.md, feet ``(legs, 3)``. The base link's origin is the body frame B
+and its inertial origin is at 0, so PyBullet's base pose is the B frame's pose.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ DEFAULT_KP = 0.5
 DEFAULT_KD = 1.0
 FORCE_SCALE = 1.0
 FALLBACK_EFFORT = 100.0  # N m, for joints whose URDF gives no effort limit
-CONTACT_DISTANCE = 1e-3  # a manifold point this close (m) or closer counts as touching
+CONTACT_DISTANCE = 0.0  # a manifold point at this distance (m) or closer counts as touching,
+# as does one that carries a normal force: a foot hovering a millimetre above the ground
+# (inside Bullet's contact margin) does not touch it
 
 LOAD_FLAGS = p.URDF_USE_IMPLICIT_CYLINDER | p.URDF_USE_INERTIA_FROM_FILE
 
@@ -60,6 +62,7 @@ class Sensed(NamedTuple):
     contacts: list
     body_contact: bool  # the body (base link) touches the ground: a fall
     leg_contact: bool  # a thigh or shin touches the ground (a scuff, reported)
+    foot_quaternions: list  # foot links' world orientations, (x, y, z, w) each
 
 
 class Robot:
@@ -176,7 +179,7 @@ class Robot:
     def standing_height(self, terrain, x: float = 0.0, y: float = 0.0) -> float:
         """Base z for the mid-stance pose over (x, y): ground + foot radius + hip height."""
         g = self.geometry
-        return float(terrain.height(x, y)) + g.foot_radius + g.hip_height
+        return float(terrain.height(x, y)) + g.standing_height
 
     # ------------------------------------------------------------------ control
     def _shaped(self, value, name: str) -> np.ndarray:
@@ -268,6 +271,15 @@ class Robot:
         )
         p.resetBaseVelocity(self.body_id, [0.0] * 3, [0.0] * 3, physicsClientId=cid)
 
+    def set_base_velocity(self, linear, angular=(0.0, 0.0, 0.0)) -> None:
+        """Set the base's world linear and angular velocity."""
+        p.resetBaseVelocity(
+            self.body_id,
+            [float(v) for v in linear],
+            [float(v) for v in angular],
+            physicsClientId=self.client,
+        )
+
     def base_velocity(self) -> tuple[np.ndarray, np.ndarray]:
         """World linear (3,) and angular (3,) velocity of the base."""
         lin, ang = p.getBaseVelocity(self.body_id, physicsClientId=self.client)
@@ -294,7 +306,7 @@ class Robot:
     def _ground_contacts(self, ground_id):
         ground = self.world.ground_id if ground_id is None else ground_id
         pts = p.getContactPoints(bodyA=self.body_id, bodyB=ground, physicsClientId=self.client)
-        return [(c[3], c[8]) for c in pts if c[8] <= CONTACT_DISTANCE]
+        return [(c[3], c[8]) for c in pts if c[8] <= CONTACT_DISTANCE or c[9] > 0.0]
 
     def foot_contacts(self, ground_id=None) -> np.ndarray:
         """Which feet (L,) touch the ground body (default: the world's ground)."""
@@ -323,7 +335,7 @@ class Robot:
         touching = {
             c[3]
             for c in p.getContactPoints(bodyA=body, bodyB=self.world.ground_id, physicsClientId=cid)
-            if c[8] <= CONTACT_DISTANCE
+            if c[8] <= CONTACT_DISTANCE or c[9] > 0.0
         }
         # centre of mass in plain floats (numpy per link costs more than it saves here)
         m0 = self._mass_list[0]
@@ -349,6 +361,7 @@ class Robot:
             [f in touching for f in feet],
             -1 in touching,
             not touching <= self._foot_or_base,
+            [links[f][5] for f in feet],
         )
 
     def tilt_inertia(self) -> float:
@@ -367,8 +380,19 @@ class Robot:
         box = self._link_mass[0] * min(by * by + bz * bz, bx * bx + bz * bz) / 12.0
         return float(min(roll, pitch) + box)
 
+    def command_torque_list(self, tau: list[float]) -> None:
+        """Add joint torques ``tau`` (flat list, chain order) for the next physics step only
+        (PyBullet applies TORQUE_CONTROL for one step, on top of the position motors)."""
+        p.setJointMotorControlArray(
+            self.body_id, self._joints, p.TORQUE_CONTROL, forces=tau, physicsClientId=self.client
+        )
+
     def command_joint_list(
-        self, q: list[float], v: list[float] | None = None, kp: list[float] | None = None
+        self,
+        q: list[float],
+        v: list[float] | None = None,
+        kp: list[float] | None = None,
+        forces: list[float] | None = None,
     ) -> None:
         """Position-command every joint to ``q`` with target velocities ``v`` and position
         gains ``kp`` (flat lists in chain order; defaults: 0 and the set gains) at the set
@@ -381,7 +405,7 @@ class Robot:
             targetVelocities=self._zeros if v is None else v,
             positionGains=self._kp if kp is None else kp,
             velocityGains=self._kd,
-            forces=self._forces,
+            forces=self._forces if forces is None else forces,
             physicsClientId=self.client,
         )
 

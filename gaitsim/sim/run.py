@@ -14,15 +14,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..geometry import GRAVITY
 from ..geometry import geometry as _geometry
 from ..path import Arc, Straight, TurnInPlace
 from ..terrain import Flat, Rough
 from ..validate import turn_radius as natural_turn_radius
 from ..walker import Walker, resolve_entry
 from .controller import ControlConfig, GaitController
-from .metrics import fall_reason, summarize
+from .metrics import fall_reason, summarize, verdict
 from .robot import Robot
 from .world import World
+
+
+def default_body(entry) -> str:
+    """The body mode a walker gets unless one is asked for: ``assist`` for two legs and for
+    gaits with flight phases (duty < 0.5: no foot on the ground for part of the cycle),
+    ``free`` for every other walker."""
+    gait = resolve_entry(entry).gait
+    return "assist" if gait.n_legs == 2 or gait.duty < 0.5 else "free"
 
 
 def make_path(entry, speed: float, turn_radius: float | None = None, yaw_rate: float | None = None):
@@ -75,6 +84,10 @@ class RunResult:
     dt: float = 0.0
 
 
+MAX_SECONDS = 36000.0  # the longest run simulate() accepts (10 simulated hours)
+TABLE_AHEAD_S = 60.0  # the reference table is built this far ahead up front, then grows
+
+
 def simulate(
     walker,
     *,
@@ -96,24 +109,22 @@ def simulate(
     """Walk ``walker`` (a built-in name, Entry or Gait) for ``seconds`` and measure it.
 
     ``on_step(controller)`` is called after every control step (progress bars, video).
-    With ``stop_on_fall`` the run ends one second after a fall is detected. A ``seed``
-    draws the episode's spread from a seeded generator: the start point in the gait
-    cycle and the ground friction (x U(0.9, 1.1)); the default (None) starts at distance
-    0 with the given friction, deterministically.
+    With ``stop_on_fall`` the run ends one second after a fall is detected; a run whose
+    physics goes non-finite ends at once (verdict ``non_finite``). A ``seed`` draws the
+    episode's spread from a seeded generator: the start point in the gait cycle and the
+    ground friction (x U(0.9, 1.1)); the default (None) starts at distance 0 with the given
+    friction, deterministically. Memory grows with the steps walked, not the ones asked
+    for; runs longer than MAX_SECONDS are refused.
     """
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise ValueError(f"seconds must be positive, got {seconds!r}")
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
+        raise ValueError(f"seconds must be in (0, {MAX_SECONDS:g}], got {seconds!r}")
     entry = resolve_entry(walker)
-    terrain = terrain if terrain is not None else Flat()
-    start = 0.0
-    if seed is not None:
-        rng = np.random.default_rng(seed)
-        start = float(rng.uniform(0.0, entry.gait.cycle * speed_scale))
-        friction = float(friction * rng.uniform(0.9, 1.1))
+    start, friction = _spread(entry, speed_scale, friction, seed)
     config = config if config is not None else ControlConfig()
     speed = entry.gait.clip_speed * speed_scale
     path = make_path(entry, speed, turn_radius, yaw_rate)
     reach = float(np.max(np.abs(resolve_geometry(entry).homes[:, :2]))) + 0.5
+    terrain = terrain if terrain is not None else Flat()
     terrain = cover_path(terrain, path, speed * seconds * 1.5 + 1.0, reach)
     kin = Walker(entry, terrain, path, speed_scale, **(walker_options or {}))
     world = World(
@@ -125,56 +136,81 @@ def simulate(
     )
     try:
         robot = Robot(world, entry)
-        horizon = start + speed * seconds * 1.05 + kin.cycle  # the run's whole reference
+        horizon = start + speed * min(seconds, TABLE_AHEAD_S) * 1.05 + kin.cycle
         ctl = GaitController(world, robot, kin, config, start=start, horizon=horizon)
-        n = round(seconds / ctl.dt)
-        fell_at = None
-        for k in range(n):
-            ctl.step()
-            if on_step is not None:
-                on_step(ctl)
-            if stop_on_fall:
-                if fell_at is None and _fallen(ctl, kin):
-                    fell_at = k
-                if fell_at is not None and (k - fell_at) * ctl.dt >= 1.0:
-                    break
+        _walk(ctl, kin, round(seconds / ctl.dt), stop_on_fall, on_step)
         rec = ctl.arrays()
-        geo = kin.geometry
-        summary = summarize(
-            rec,
-            mass=robot.mass,
-            standing_height=geo.hip_height + geo.foot_radius,
-            commanded_speed=kin.nominal_speed,
-            dt=ctl.dt,
-        )
+        summary = _summary(ctl, kin, rec)
         summary.update(
-            walker=entry.name,
-            terrain=terrain.describe(),
-            path=type(path).__name__,
-            speed_scale=speed_scale,
-            body=config.body,
-            distance_source=config.distance_source,
-            seconds=seconds,
-            seed=seed,
+            walker=entry.name, terrain=terrain.describe(), path=type(path).__name__,
+            speed_scale=speed_scale, body=config.body, distance_source=config.distance_source,
+            swing=kin.swing, catalog_duty=entry.gait.duty, seconds=seconds, seed=seed,
             friction=friction,
-            simulated_s=float(rec["t"][-1]),
-            leg_scuff_share=float(np.mean(rec["leg_contact"])),
-            gait_distance_m=float(rec["s"][-1]),
-            # the second seed's speed mismatch: gait distance per metre of measured progress
-            gait_per_progress=float(rec["s"][-1] / summary["distance_m"])
-            if summary["distance_m"] > 0.01
-            else None,
-        )
-        if config.body == "assist":
-            summary["assist_work_j"] = ctl.assist_work
-            summary["assist_mean_force_n"] = ctl.assist_force_impulse / rec["t"][-1]
-            summary["assist_mean_force_per_weight"] = summary["assist_mean_force_n"] / (
-                robot.mass * 9.81
-            )
-            summary["assist_mean_torque_nm"] = ctl.assist_torque_impulse / rec["t"][-1]
+        )  # fmt: skip
+        summary["verdict"], summary["verdict_reason"] = verdict(summary)
         return RunResult(summary, rec, ctl.dt)
     finally:
         world.close()
+
+
+def _spread(entry, speed_scale: float, friction: float, seed: int | None):
+    """The episode's start distance and friction: 0 and as given, or drawn from ``seed``."""
+    if seed is None:
+        return 0.0, friction
+    rng = np.random.default_rng(seed)
+    start = float(rng.uniform(0.0, entry.gait.cycle * speed_scale))
+    return start, float(friction * rng.uniform(0.9, 1.1))
+
+
+def _walk(ctl: GaitController, kin: Walker, n: int, stop_on_fall: bool, on_step) -> None:
+    """Step the controller ``n`` times, or until one second after a fall, or at once when
+    the physics goes non-finite."""
+    fell_at = None
+    for k in range(n):
+        ctl.step()
+        if on_step is not None:
+            on_step(ctl)
+        if not all(map(math.isfinite, ctl.sensed.position)):
+            break  # the physics blew up: nothing after this is worth simulating
+        if stop_on_fall:
+            if fell_at is None and _fallen(ctl, kin):
+                fell_at = k
+            if fell_at is not None and (k - fell_at) * ctl.dt >= 1.0:
+                break
+
+
+def _summary(ctl: GaitController, kin: Walker, rec: dict) -> dict:
+    """The run's metrics (``summarize``) with the figures only the run knows."""
+    geo, robot = kin.geometry, ctl.robot
+    summary = summarize(
+        rec,
+        mass=robot.mass,
+        standing_height=geo.standing_height,
+        commanded_speed=kin.nominal_speed,
+        dt=ctl.dt,
+        cycle=kin.cycle / kin.nominal_speed / ctl.dt,  # control steps per gait cycle
+        foot_radius=geo.foot_radius,
+    )
+    t_end = float(rec["t"][-1])
+    progress = summary["distance_m"]
+    summary.update(
+        simulated_s=t_end,
+        leg_scuff_share=float(np.mean(rec["leg_contact"])),
+        gait_distance_m=float(rec["s"][-1]),
+        # the second seed's speed mismatch: gait distance per metre of measured progress
+        gait_per_progress=float(rec["s"][-1] / progress) if progress > 0.01 else None,
+    )
+    if ctl.assist is not None:
+        summary["assist_work_j"] = ctl.assist_work
+        summary["assist_mean_force_n"] = ctl.assist_force_impulse / t_end
+        summary["assist_mean_force_per_weight"] = summary["assist_mean_force_n"] / (
+            robot.mass * GRAVITY
+        )
+        summary["assist_mean_torque_nm"] = ctl.assist_torque_impulse / t_end
+    duty, want = summary["duty_by_leg"], kin.gait.duty
+    summary["duty_error_max"] = max(abs(d - want) for d in duty)
+    summary["duty_error_mean"] = abs(sum(duty) / len(duty) - want)
+    return summary
 
 
 def resolve_geometry(entry):
@@ -184,5 +220,4 @@ def resolve_geometry(entry):
 def _fallen(ctl: GaitController, walker: Walker) -> bool:
     s = ctl.sensed
     height = s.position[2] - float(walker.terrain.height(s.position[0], s.position[1]))
-    stand = walker.geometry.hip_height + walker.geometry.foot_radius
-    return bool(fall_reason(s, height, stand))
+    return bool(fall_reason(s, height, walker.geometry.standing_height))

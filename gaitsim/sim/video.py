@@ -3,7 +3,9 @@
 ``VideoRecorder(world, robot)`` renders a frame on each ``capture()`` (call it every
 ``frame_interval(control_hz, fps)`` control steps) and ``save(path)`` writes a .gif (Pillow)
 or an .mp4 (imageio with the imageio-ffmpeg plugin: ``pip install "gaitsim[video]"``).
-Rendering never opens or touches a display; the file is written atomically.
+Rendering never opens or touches a display. The encoder writes a temporary file beside the
+target, which is decoded back and checked (every frame there) before it is renamed over the
+target, so a failed encode (a full disk, a crashed encoder) leaves no file and raises.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ MP4_INSTALL_HINT = (
 
 
 class VideoError(RuntimeError):
-    """A video cannot be written (unsupported format, missing encoder)."""
+    """A video cannot be written (unsupported format, missing encoder, a failed encode)."""
 
 
 def check_format(path) -> str:
@@ -150,18 +152,39 @@ class VideoRecorder:
         """Write the frames to ``path`` (.gif or .mp4) atomically; returns the path.
 
         ``on_frame()`` is called as each frame is encoded (progress bars). On any failure
-        the temporary file is removed and ``path`` is left as it was.
+        the temporary file is removed and ``path`` is left as it was; an encoder that
+        reports success but leaves a file that does not decode to every frame raises
+        VideoError, and an OSError (a full disk...) a WriteError naming ``path``.
         """
         path = Path(path)
         suffix = check_format(path)
         if not self.frames:
             raise VideoError("no frames were captured; nothing to save")
-        with atomic_output(path, suffix=f".tmp{suffix}") as tmp:
+        with atomic_output(path, suffix=f".tmp{suffix}", min_size=1) as tmp:
             if suffix == ".gif":
                 self._save_gif(str(tmp), on_frame)
             else:
                 self._save_mp4(str(tmp), on_frame)
+            self._verify(path, tmp, suffix)
         return path
+
+    def _verify(self, path: Path, tmp: Path, suffix: str) -> None:
+        """Decode the encoder's file back; VideoError unless it holds the frames."""
+        try:
+            frames = _gif_frames(tmp) if suffix == ".gif" else _mp4_frames(tmp)
+        except Exception as exc:  # any decoder failure means an unplayable file
+            lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+            why = (lines[-1] if lines else type(exc).__name__)[:200]  # ffmpeg's last word
+            raise VideoError(
+                f"{path}: the encoder left an unreadable {suffix} file ({why}); is the disk "
+                "full? Nothing was written"
+            ) from None
+        # a GIF merges identical consecutive frames; an mp4 keeps every one
+        if frames < 1 or (suffix == ".mp4" and frames != len(self.frames)):
+            raise VideoError(
+                f"{path}: the encoder wrote {frames} of {len(self.frames)} frames; is the disk "
+                "full? Nothing was written"
+            )
 
     def _frames(self, on_frame):
         for i in range(len(self.frames)):
@@ -200,6 +223,27 @@ class VideoRecorder:
                 writer.append_data(f)
         finally:
             writer.close()
+
+
+def _gif_frames(path: Path) -> int:
+    """Frames in a GIF, each decoded (a truncated file raises)."""
+    from PIL import Image
+
+    with Image.open(path) as im:
+        if im.format != "GIF":
+            raise ValueError(f"not a GIF but {im.format}")
+        n = getattr(im, "n_frames", 1)
+        for i in range(n):
+            im.seek(i)
+            im.load()
+    return n
+
+
+def _mp4_frames(path: Path) -> int:
+    """Frames ffmpeg decodes from an mp4 (a truncated file raises)."""
+    import imageio_ffmpeg
+
+    return int(imageio_ffmpeg.count_frames_and_secs(str(path))[0])
 
 
 def _rough_stand_in(world: World) -> int:

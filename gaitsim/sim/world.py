@@ -16,6 +16,7 @@ import sys
 import numpy as np
 import pybullet as p
 
+from ..geometry import GRAVITY
 from ..terrain import Flat, Rough, Slope
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,7 @@ class World:
         *,
         gui: bool = False,
         time_step: float = 1.0 / 240.0,
-        gravity: float = 9.81,
+        gravity: float = GRAVITY,
         solver_iterations: int = 50,
         friction: float = 1.0,
     ):

@@ -1,0 +1,115 @@
+"""Seeded random walkers in the catalog format: plausible bodies for testing and studies.
+
+``random_walker(seed)`` draws a walker the way a user might write one: 2 to 12 legs in
+left/right pairs, any knee kind, bone ratios from 0.2 to 5, legs from 5 cm to 1.5 m, a
+duty factor from 0.35 to 0.85, and a stride, lift and speed in proportion to the legs (a
+pendulum-like cycle time). The result is a catalog mapping (Gaitkit's frame, as a user
+would write it) that ``parse_catalog`` turns into an Entry; ``random_entry`` does both.
+
+The draws are independent of gaitsim's own defaults (hip height, masses, gains are left to
+the geometry rules), so a generated walker exercises them the way a new user's would.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .catalog import Entry, parse_catalog
+from .geometry import GRAVITY
+
+LEG_COUNTS = (2, 4, 6, 8, 10, 12)
+KNEE_KINDS = ("up", "forward", "back")
+LEG_LENGTH_RANGE = (0.05, 1.5)  # m, upper + lower
+BONE_RATIO_RANGE = (0.2, 5.0)  # upper / lower
+DUTY_RANGE = (0.35, 0.85)
+
+
+def _log_uniform(rng: np.random.Generator, lo: float, hi: float) -> float:
+    return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+
+
+def _phases(rng: np.random.Generator, pairs: int, duty: float) -> list[tuple[float, float]]:
+    """(left, right) phase per pair, front to back: an alternating pattern (trot, tripod:
+    neighbours and opposite legs half a cycle apart) or, for slow gaits, a wave running
+    from the back to the front."""
+    if pairs == 1:
+        return [(0.0, 0.5)]
+    if duty < 0.6 or rng.random() < 0.5:
+        return [((0.5 * i) % 1.0, (0.5 * i + 0.5) % 1.0) for i in range(pairs)]
+    step = 1.0 / (2 * pairs)  # every leg lifts at its own time; the right side half a cycle on
+    out = []
+    for i in range(pairs):
+        left = (step * (pairs - 1 - i) * 2) % 1.0
+        out.append((round(left, 6), round((left + 0.5) % 1.0, 6)))
+    return out
+
+
+def random_walker(
+    seed: int, *, legs: int | None = None, knee: str | None = None, duty: float | None = None
+) -> dict:
+    """One plausible walker as a catalog object ``{name: {"gait": {...}}}`` (Gaitkit frame:
+    x left, y up, z forward). ``legs``, ``knee`` and ``duty`` pin those draws."""
+    rng = np.random.default_rng(seed)
+    n = int(legs) if legs is not None else int(rng.choice(LEG_COUNTS))
+    if n < 2 or n % 2:
+        raise ValueError(f"legs must be an even number >= 2, got {legs!r}")
+    pairs = n // 2
+    if knee is None:
+        knee = str(rng.choice(KNEE_KINDS if n >= 4 else ("forward", "back")))
+    if knee not in KNEE_KINDS:
+        raise ValueError(f"knee must be one of {', '.join(KNEE_KINDS)}, got {knee!r}")
+    length = _log_uniform(rng, *LEG_LENGTH_RANGE)
+    ratio = _log_uniform(rng, *BONE_RATIO_RANGE)
+    upper = length * ratio / (1.0 + ratio)
+    lower = length - upper
+    d = float(duty) if duty is not None else float(rng.uniform(*DUTY_RANGE))
+    stride = length * float(rng.uniform(0.25, 0.55))
+    lift = length * float(rng.uniform(0.08, 0.18))
+    if knee == "up":  # sprawled legs: feet well out to the side, hips inset
+        across = length * float(rng.uniform(0.55, 0.8))
+        stride *= 0.6
+    else:
+        # a track at least a quarter of the leg wide: narrower bodies on upright legs
+        # tip over sideways at the slightest push, as a real one would
+        across = length * float(rng.uniform(0.25, 0.45) if n > 2 else rng.uniform(0.1, 0.25))
+    spacing = max(stride * float(rng.uniform(1.1, 1.6)), 0.6 * length if knee == "up" else 0.0)
+    if n > 2 and knee != "up":
+        spacing = max(spacing, length * float(rng.uniform(0.8, 1.4)))
+    cycle_time = 2.0 * math.pi * math.sqrt(length / GRAVITY) * float(rng.uniform(0.6, 1.1))
+    speed = stride / d / cycle_time
+    phases = _phases(rng, pairs, d)
+    segments = []
+    for i in range(pairs):
+        forward = ((pairs - 1) / 2.0 - i) * spacing  # front pair first
+        for side, sign, phase in (("L", 1.0, phases[i][0]), ("R", -1.0, phases[i][1])):
+            k = knee
+            if n == 4 and knee != "up" and i == 1 and rng.random() < 0.5:
+                k = "back" if knee == "forward" else "forward"  # mixed fore and hind knees
+            segments.append(
+                {
+                    "name": f"leg{i}_{side.lower()}",
+                    "side": side,
+                    "phase": float(phase),
+                    "knee": k,
+                    "upper": round(upper, 5),
+                    "lower": round(lower, 5),
+                    "home": [round(sign * across, 5), 0.0, round(forward, 5)],
+                }
+            )
+    gait = {
+        "stride": round(stride, 5),
+        "duty": round(d, 4),
+        "lift": round(lift, 5),
+        "clip_speed": round(speed, 5),
+        "segments": segments,
+    }
+    return {f"generated_{seed}": {"gait": gait}}
+
+
+def random_entry(seed: int, **kw) -> Entry:
+    """``random_walker(seed, **kw)`` parsed into an Entry."""
+    cat = parse_catalog(random_walker(seed, **kw))
+    (entry,) = cat.values()
+    return entry

@@ -1,0 +1,74 @@
+"""The body modes other than plain physics: a reported assist and a kinematic base.
+
+``assist``: a virtual spring-damper on the body's height, roll and pitch toward the
+reference body, applied every physics substep as an external force and torque; what it
+does is reported (work, mean force and torque) so that a run can say how much it was
+carried. ``kinematic``: the base follows the reference exactly (pose and velocity set
+every substep); only the legs are simulated.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pybullet as p
+
+from ..geometry import GRAVITY
+from .reference import quat_from_rot, tilt_error
+
+
+@dataclass(frozen=True)
+class AssistGains:
+    """The assist's spring-dampers: height frequency (Hz), attitude stiffness, damping ratio."""
+
+    height_hz: float = 3.0
+    attitude_hold: float = 10.0  # roll/pitch stiffness as a multiple of m g h
+    damping_ratio: float = 1.0
+
+
+class BodyAssist:
+    """The assist's spring-damper on one robot; ``apply(pos, rot)`` each substep pulls the
+    base toward the reference pose (position, row-major rotation)."""
+
+    def __init__(self, world, robot, gains: AssistGains, standing_height: float,
+                 tilt_inertia: float):  # fmt: skip
+        self.world, self.robot, self.gains = world, robot, gains
+        m = robot.mass
+        # roll/pitch: a spring stiff enough to hold the body upright over its feet
+        # (``attitude_hold`` times the toppling stiffness m g h), damped against the whole
+        # robot's own rotational inertia so the explicit torque stays stable
+        self.k_att = gains.attitude_hold * m * GRAVITY * standing_height
+        self.d_att = 2 * gains.damping_ratio * math.sqrt(self.k_att * tilt_inertia)
+        self.work = 0.0  # J
+        self.force_impulse = 0.0  # N s
+        self.torque_impulse = 0.0  # N m s
+
+    def apply(self, pos, rot) -> None:
+        g, cid, body = self.gains, self.world.client, self.robot.body_id
+        m = self.robot.mass
+        wh = 2 * math.pi * g.height_hz
+        x, quat = p.getBasePositionAndOrientation(body, physicsClientId=cid)
+        v, om = p.getBaseVelocity(body, physicsClientId=cid)
+        fz = m * (wh * wh * (pos[2] - x[2]) - 2 * g.damping_ratio * wh * v[2])
+        # rotation error R_ref R^T as a rotation vector; keep its world x, y (roll, pitch)
+        r = p.getMatrixFromQuaternion(quat, physicsClientId=cid)
+        ex, ey = tilt_error(rot, r)
+        tx = self.k_att * ex - self.d_att * om[0]
+        ty = self.k_att * ey - self.d_att * om[1]
+        p.applyExternalForce(body, -1, [0.0, 0.0, fz], x, p.WORLD_FRAME, physicsClientId=cid)
+        p.applyExternalTorque(body, -1, [tx, ty, 0.0], p.WORLD_FRAME, physicsClientId=cid)
+        dt = self.world.dt
+        self.work += (abs(fz * v[2]) + abs(tx * om[0]) + abs(ty * om[1])) * dt
+        self.force_impulse += abs(fz) * dt
+        self.torque_impulse += math.hypot(tx, ty) * dt
+
+
+def place_base(world, robot, pos, rot, velocity, yaw_rate: float) -> None:
+    """Set the base to a pose and velocity (the kinematic body mode, every substep: a
+    fixed constraint would trail a moving pivot by Bullet's slow error correction)."""
+    cid, body = world.client, robot.body_id
+    p.resetBasePositionAndOrientation(
+        body, list(pos), list(quat_from_rot(rot)), physicsClientId=cid
+    )
+    p.resetBaseVelocity(body, list(velocity), [0.0, 0.0, yaw_rate], physicsClientId=cid)

@@ -1,0 +1,146 @@
+"""How the stance legs share the body's weight: pure float maths, no simulator.
+
+A position-controlled leg pushes wherever its joint targets say, and several of them on
+one rigid body fight: whichever foot the others' small errors lift goes light and loses
+contact, which is why stances used to break into pieces. Here every stance leg instead
+gets a share of the weight as a torque feedforward (``J^T f``), and its position motors
+only the authority to correct a share of that load, so they can neither lift a loaded
+foot nor slide it:
+
+- ``availability``: a foot takes up its load over the first ``ramp`` of its stance and
+  gives it off over the last (no thump at touchdown, no drag at lift-off);
+- ``load_shares``: the vertical forces, weighted by availability, that carry the weight
+  with the moment about the centre of mass that rights the body (least squares:
+  minimise sum F_i^2 / a_i subject to sum F_i = W and sum F_i (p_i - c) = M);
+- ``attitude_arms``: that moment per unit weight, from the body's tilt and tilt rate;
+- ``stiffness_blend``: where the centre of mass is outside the support polygon (two feet,
+  or a trot's diagonal) vertical forces cannot balance it; the legs then hold the body
+  stiffly and balance is left to where the swing feet land.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..geometry import GRAVITY
+
+
+def smooth(u: float) -> float:
+    """Scalar smoothstep on [0, 1] (clamped)."""
+    u = 0.0 if u < 0.0 else (1.0 if u > 1.0 else u)
+    return u * u * (3.0 - 2.0 * u)
+
+
+def availability(stance: list[bool], progress: list[float], ramp: float,
+                 floor: float = 1e-3) -> list[float]:  # fmt: skip
+    """Each leg's readiness to carry load: 0 in swing; in stance a smoothstep up over the
+    first ``ramp`` of the stance and down over the last, never below ``floor``."""
+    out = []
+    for st, s in zip(stance, progress, strict=True):
+        if not st:
+            out.append(0.0)
+        elif ramp > 0:
+            out.append(max(smooth(min(s, 1.0 - s) / ramp), floor))
+        else:
+            out.append(1.0)
+    return out
+
+
+def solve3(a00, a01, a02, a11, a12, a22, b0, b1, b2) -> tuple[float, float, float]:
+    """The symmetric 3x3 system A x = b by Cramer's rule (plain floats)."""
+    c00 = a11 * a22 - a12 * a12
+    c01 = a02 * a12 - a01 * a22
+    c02 = a01 * a12 - a02 * a11
+    det = a00 * c00 + a01 * c01 + a02 * c02
+    if abs(det) < 1e-300:
+        return (b0 / a00 if a00 else 0.0, 0.0, 0.0)
+    c11 = a00 * a22 - a02 * a02
+    c12 = a01 * a02 - a00 * a12
+    c22 = a00 * a11 - a01 * a01
+    return (
+        (c00 * b0 + c01 * b1 + c02 * b2) / det,
+        (c01 * b0 + c11 * b1 + c12 * b2) / det,
+        (c02 * b0 + c12 * b1 + c22 * b2) / det,
+    )
+
+
+def _split(avail, arms, moment) -> list[float]:
+    """The regularized least-squares split of ``load_shares`` over the available feet."""
+    s00 = s01 = s02 = s11 = s12 = s22 = 0.0
+    for a, (dx, dy) in zip(avail, arms, strict=True):
+        if a:
+            s00 += a
+            s01 += a * dx
+            s02 += a * dy
+            s11 += a * dx * dx
+            s12 += a * dx * dy
+            s22 += a * dy * dy
+    if s00 == 0.0:
+        return [0.0] * len(avail)
+    eps = 1e-12 + 1e-6 * (s11 + s22)
+    lam = solve3(s00, s01, s02, s11 + eps, s12, s22 + eps, 1.0, moment[0], moment[1])
+    return [
+        a * (lam[0] + lam[1] * dx + lam[2] * dy) for a, (dx, dy) in zip(avail, arms, strict=True)
+    ]
+
+
+def load_shares(
+    avail: list[float],
+    arms: list[tuple[float, float]],
+    moment: tuple[float, float] = (0.0, 0.0),
+    min_share: float = 0.0,
+) -> list[float]:
+    """Shares of the weight (summing to 1 when any foot is available) for feet at ``arms``
+    (x, y offsets from the centre of mass) with availabilities ``avail``.
+
+    The least-squares split: minimise sum F_i^2 / a_i with sum F_i = 1 and
+    sum F_i (dx_i, dy_i) = ``moment`` (moment arms per unit weight), over F_i >= 0: a foot
+    the split would have pull is left out and the rest split again (an active set), so the
+    balance is exact whenever pushing feet can achieve it. Feet on a line, or one foot,
+    make the system singular in some direction; a tiny regularization keeps it solvable
+    there (the moment about that line is then simply not produced). A foot's share is at
+    least ``min_share`` times its availability, so a stance foot stays pressed on the
+    ground even where balance alone would unload it.
+    """
+    active = list(avail)
+    w = _split(active, arms, moment)
+    while True:
+        worst = min(range(len(w)), key=w.__getitem__, default=None)
+        if worst is None or w[worst] >= 0.0 or sum(1 for a in active if a) <= 1:
+            break
+        active[worst] = 0.0  # this foot would pull: leave it out
+        w = _split(active, arms, moment)
+    w = [max(x, min_share * a) for x, a in zip(w, avail, strict=True)]
+    total = sum(w)
+    if total <= 0.0:
+        s = sum(avail)
+        return [a / s for a in avail] if s > 0 else [0.0] * len(avail)
+    return [x / total for x in w]
+
+
+def attitude_arms(quaternion, angular_velocity, height: float, gain: float,
+                  damping: float) -> tuple[float, float]:  # fmt: skip
+    """Moment arms per unit weight (sum F_i dx_i / W, sum F_i dy_i / W) that right a body
+    tilted as ``quaternion`` (x, y, z, w) and turning at ``angular_velocity`` (world): the
+    vertical forces push harder under the side the body leans to, ``gain`` times its
+    height times the tilt, damped over the body's fall time sqrt(height / g)."""
+    if gain == 0.0 and damping == 0.0:
+        return 0.0, 0.0
+    x, y, z, w = quaternion
+    zx, zy = 2 * (x * z + w * y), 2 * (y * z - w * x)  # the body's z axis, tipped
+    tc = math.sqrt(height / GRAVITY)
+    wx, wy = angular_velocity[0], angular_velocity[1]
+    return (
+        height * (gain * zx + damping * tc * wy),
+        height * (gain * zy - damping * tc * wx),
+    )
+
+
+def stiffness_blend(margin: float, band: float) -> float:
+    """0 (compliant) when the centre of mass is well inside the support polygon (``margin``
+    above ``band / 2``), 1 (stiff) when it is outside or on its edge by more than half the
+    band, linear in between; no support at all (-inf) is stiff."""
+    if not math.isfinite(margin):
+        return 1.0
+    u = 0.5 - margin / band if band > 0 else (1.0 if margin <= 0 else 0.0)
+    return 0.0 if u < 0.0 else (1.0 if u > 1.0 else u)

@@ -1,0 +1,121 @@
+"""The stance legs' load sharing (gaitsim.sim.stance): pure maths, checked by hand and by
+hypothesis."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gaitsim.sim.metrics import support_margin
+from gaitsim.sim.stance import (
+    attitude_arms,
+    availability,
+    load_shares,
+    solve3,
+    stiffness_blend,
+)
+
+
+def test_two_equal_feet_either_side_share_equally():
+    assert load_shares([1.0, 1.0], [(0.1, 0.0), (-0.1, 0.0)]) == pytest.approx([0.5, 0.5])
+
+
+def test_lever_rule_by_hand():
+    # feet at x = +0.1 and x = -0.3 about the centre of mass: the moment balance
+    # F1 * 0.1 = F2 * 0.3 with F1 + F2 = 1 gives F1 = 0.75, F2 = 0.25
+    shares = load_shares([1.0, 1.0], [(0.1, 0.0), (-0.3, 0.0)])
+    assert shares == pytest.approx([0.75, 0.25], abs=1e-5)
+
+
+def test_a_requested_moment_moves_load_to_that_side():
+    arms = [(0.1, 0.1), (0.1, -0.1), (-0.1, 0.1), (-0.1, -0.1)]
+    level = load_shares([1.0] * 4, arms)
+    assert level == pytest.approx([0.25] * 4)
+    left = load_shares([1.0] * 4, arms, moment=(0.0, 0.02))  # sum F dy / W = 0.02
+    # exact up to the regularization (1e-6 of the feet's spread) that keeps lines of feet
+    # solvable
+    assert sum(s * dy for s, (_, dy) in zip(left, arms, strict=True)) == pytest.approx(
+        0.02, rel=1e-5
+    )
+    assert left[0] > level[0] and left[1] < level[1]
+
+
+def test_swing_legs_carry_nothing_and_min_share_keeps_stance_feet_loaded():
+    arms = [(0.2, 0.0), (-0.2, 0.0), (0.0, 0.3)]
+    shares = load_shares([1.0, 1.0, 0.0], arms)
+    assert shares[2] == 0.0 and sum(shares) == pytest.approx(1.0)
+    # the centre of mass over the first foot: the second would be unloaded ...
+    shares = load_shares([1.0, 1.0], [(0.0, 0.0), (-0.4, 0.0)])
+    assert shares[1] == pytest.approx(0.0, abs=1e-5)  # up to the regularization
+    # ... unless each stance foot keeps a minimum share
+    shares = load_shares([1.0, 1.0], [(0.0, 0.0), (-0.4, 0.0)], min_share=0.1)
+    assert shares[1] == pytest.approx(0.1 / 1.1)
+
+
+def test_availability_ramps_in_and_out():
+    a = availability([True] * 5 + [False], [0.0, 0.075, 0.15, 0.5, 1.0, 0.3], ramp=0.15)
+    assert a[0] == pytest.approx(1e-3)  # the floor at touchdown
+    assert a[1] == pytest.approx(0.5)  # smoothstep(0.5)
+    assert a[2] == a[3] == 1.0
+    assert a[4] == pytest.approx(1e-3)
+    assert a[5] == 0.0
+
+
+def test_solve3_against_numpy():
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        m = rng.normal(size=(3, 3))
+        a = m @ m.T + 0.1 * np.eye(3)
+        b = rng.normal(size=3)
+        x = solve3(a[0, 0], a[0, 1], a[0, 2], a[1, 1], a[1, 2], a[2, 2], *b)
+        assert np.allclose(x, np.linalg.solve(a, b))
+
+
+def test_attitude_arms_push_under_the_low_side():
+    # turned by -0.1 rad about +x: the body's z axis tips toward +y, the left side is down,
+    # so more load goes to the left feet (positive dy) to push it back up
+    q = (math.sin(-0.05), 0.0, 0.0, math.cos(-0.05))
+    mx, my = attitude_arms(q, (0.0, 0.0, 0.0), height=0.2, gain=1.0, damping=0.0)
+    assert mx == pytest.approx(0.0, abs=1e-12)
+    assert my == pytest.approx(0.2 * math.sin(0.1))
+    # pitched nose down (about +y by +0.1): z tips toward +x, load goes to the front feet
+    q = (0.0, math.sin(0.05), 0.0, math.cos(0.05))
+    mx, my = attitude_arms(q, (0.0, 0.0, 0.0), height=0.2, gain=1.0, damping=0.0)
+    assert mx == pytest.approx(0.2 * math.sin(0.1)) and my == pytest.approx(0.0, abs=1e-12)
+    assert attitude_arms(q, (1.0, 0.0, 0.0), 0.2, 0.0, 0.0) == (0.0, 0.0)
+
+
+def test_stiffness_blend():
+    assert stiffness_blend(0.05, 0.02) == 0.0  # well inside
+    assert stiffness_blend(-0.05, 0.02) == 1.0  # outside
+    assert stiffness_blend(0.0, 0.02) == pytest.approx(0.5)  # on the edge
+    assert stiffness_blend(-math.inf, 0.02) == 1.0  # no support at all
+
+
+feet = st.lists(
+    st.tuples(st.floats(-0.5, 0.5), st.floats(-0.5, 0.5), st.floats(0.05, 1.0)),
+    min_size=3,
+    max_size=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(feet=feet)
+def test_shares_are_a_partition_and_balance_when_they_can(feet):
+    arms = [(x, y) for x, y, _ in feet]
+    avail = [a for *_, a in feet]
+    shares = load_shares(avail, arms)
+    assert all(s >= 0 for s in shares)
+    assert sum(shares) == pytest.approx(1.0)
+    # when the centre of mass (the origin) lies well inside the feet's hull the split is
+    # exact: no net moment about it from the vertical forces
+    if support_margin((0.0, 0.0), arms, [True] * len(arms)) > 0.02 and all(
+        s > 1e-6 for s in shares
+    ):
+        mx = sum(s * x for s, (x, _) in zip(shares, arms, strict=True))
+        my = sum(s * y for s, (_, y) in zip(shares, arms, strict=True))
+        assert abs(mx) < 1e-4 and abs(my) < 1e-4
