@@ -81,13 +81,20 @@ def _episode_ratio(env, fast, twin_c, twin_p, blocks: int, block_steps: int, war
     robot_p, world_p = twin_p.robot, twin_p.world
     n_sub = env.controller.substeps
     commands: list = []
+    torques: list = []
     command = type(env.robot).command_joint_list.__get__(env.robot)
+    torque = type(env.robot).command_torque_list.__get__(env.robot)
 
-    def capture(q, v=None, kp=None):  # one list append per control step
-        commands.append((q, v, kp))
-        command(q, v, kp)
+    def capture(q, v=None, kp=None, forces=None):  # one list append per control step
+        commands.append((q, v, kp, forces))
+        command(q, v, kp, forces)
+
+    def capture_torque(tau):  # once per substep
+        torques.append(tau)
+        torque(tau)
 
     env.robot.command_joint_list = capture
+    env.robot.command_torque_list = capture_torque
     none = np.zeros(0, np.float32)
 
     def env_block(e) -> float:
@@ -105,14 +112,19 @@ def _episode_ratio(env, fast, twin_c, twin_p, blocks: int, block_steps: int, war
         return time.perf_counter() - t0
 
     def physics_block() -> float:
-        cmd, step = robot_p.command_joint_list, world_p.step
+        # the walk's joint commands and torque feedforward on the twin (the same motion)
+        cmd, tq, step = robot_p.command_joint_list, robot_p.command_torque_list, world_p.step
+        it = iter(torques)
         t0 = time.perf_counter()
-        for q, v, kp in commands:
-            cmd(q, v, kp)
-            step(n_sub)
+        for q, v, kp, forces in commands:
+            cmd(q, v, kp, forces)
+            for _ in range(n_sub):
+                tq(next(it))
+                step(1)
         return time.perf_counter() - t0
 
     commands.clear()
+    torques.clear()
     for _ in range(warmup):
         env.step(none)
         fast.step(none)
@@ -121,12 +133,14 @@ def _episode_ratio(env, fast, twin_c, twin_p, blocks: int, block_steps: int, war
     times = {"env": [], "env_fast": [], "controller": [], "physics": []}
     for b in range(blocks):
         commands.clear()
+        torques.clear()
         order = [("env", lambda: env_block(env)), ("env_fast", lambda: env_block(fast))]
         order += [("controller", controller_block)]
         for name, fn in order if b % 2 == 0 else order[::-1]:  # cancel slow drifts
             times[name].append(fn())
         times["physics"].append(physics_block())
-    del env.robot.command_joint_list  # the class's method again
+    del env.robot.command_joint_list  # the class's methods again
+    del env.robot.command_torque_list
     gap = max(
         float(np.max(np.abs(np.subtract(e.robot.base_pose()[0], env.robot.base_pose()[0]))))
         for e in (fast, twin_c, twin_p)

@@ -96,15 +96,30 @@ PIECES = (
     ("world", "step", "physics substeps (world.step)"),
     ("robot", "sense", "state reads (robot.sense)"),
     ("robot", "command_joint_list", "commands (command_joint_list)"),
+    ("robot", "command_torque_list", "torque feedforward (command_torque_list)"),
     ("recorder", "add", "recording (Recorder.add)"),
     ("table", "lookup", "maths: reference table lookups"),
     ("table", "_extend", "maths: reference table growth (pose_at)"),
-    ("ctl", "_update_feet", "maths: foot targets (_update_feet)"),
+    ("ctl", "_plan_feet", "maths: foot plan (_plan_feet)"),
     ("ctl", "_virtual_body", "maths: virtual body"),
-    ("ctl", "_virtual_body_moved", "maths: virtual body moved"),
-    ("ctl", "_solve", "maths: leg IK (_solve)"),
+    ("ctl", "_solve_one", "maths: leg IK (_solve_one)"),
+    ("ctl", "_stance_load", "maths: load sharing (_stance_load)"),
     ("ctl", "advance_odometry", "maths: odometry"),
 )
+
+
+def replay(robot, world, commands, torques, n_sub: int) -> float:
+    """Send a walk's recorded joint commands and torque feedforward to a twin robot and step
+    its world as the walk did (the same motion, bit for bit); returns the wall time."""
+    cmd, tq, step = robot.command_joint_list, robot.command_torque_list, world.step
+    it = iter(torques)
+    t0 = time.perf_counter()
+    for q, v, kp, forces in commands:
+        cmd(q, v, kp, forces)
+        for _ in range(n_sub):
+            tq(next(it))
+            step(1)
+    return time.perf_counter() - t0
 
 
 @contextmanager
@@ -198,18 +213,25 @@ def bench_overhead(blocks: int, block_steps: int, warmup: int) -> dict:
     world_h, _ = build("fox", record=False)
     n_sub = ctl.substeps
     commands: list = []
-    command = ctl.robot.command_joint_list
+    torques: list = []
+    command, torque = ctl.robot.command_joint_list, ctl.robot.command_torque_list
 
-    def capture(q, v=None, kp=None):  # a list append per control step: ~0.1 us
-        commands.append((q, v, kp))
-        command(q, v, kp)
+    def capture(q, v=None, kp=None, forces=None):  # a list append per control step: ~0.1 us
+        commands.append((q, v, kp, forces))
+        command(q, v, kp, forces)
+
+    def capture_torque(tau):  # once per substep
+        torques.append(tau)
+        torque(tau)
 
     ctl.robot.command_joint_list = capture
+    ctl.robot.command_torque_list = capture_torque
     timers = Timers()
     try:
 
         def walk_block(instrument: bool) -> float:
             commands.clear()
+            torques.clear()
             step = ctl.step
             if instrument:
                 with instrumented(ctl, timers):
@@ -223,12 +245,7 @@ def bench_overhead(blocks: int, block_steps: int, warmup: int) -> dict:
             return time.perf_counter() - t0
 
         def replay_block() -> float:
-            cmd, step = ctl_r.robot.command_joint_list, world_r.step
-            t0 = time.perf_counter()
-            for q, v, kp in commands:
-                cmd(q, v, kp)
-                step(n_sub)
-            return time.perf_counter() - t0
+            return replay(ctl_r.robot, world_r, commands, torques, n_sub)
 
         def held_block() -> float:
             step = world_h.step
@@ -239,11 +256,10 @@ def bench_overhead(blocks: int, block_steps: int, warmup: int) -> dict:
 
         # warm-up: the first steps (first table extension, caches); the twins follow
         commands.clear()
+        torques.clear()
         for _ in range(warmup):
             ctl.step()
-        for q, v, kp in commands:
-            ctl_r.robot.command_joint_list(q, v, kp)
-            world_r.step(n_sub)
+        replay(ctl_r.robot, world_r, commands, torques, n_sub)
         world_h.step(warmup * n_sub)
 
         t_walk, t_replay, t_held, t_instr, t_instr_replay = [], [], [], [], []

@@ -59,6 +59,9 @@ MAX_MASS = 1e5
 MAX_FOOT_SLIDE_MM = 1e6  # walk_test.foot_slide_mm (a kilometre: any measured slide fits)
 
 
+MAX_RUN_SECONDS = 36000.0  # the longest physics run gaitsim simulates (10 simulated hours)
+
+
 class GaitsimError(Exception):
     """Bad input or an unusable environment (not a bug in gaitsim): the message names the
     place and the fix. The ``gaitsim`` command reports these with exit code 2."""

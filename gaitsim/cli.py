@@ -18,6 +18,7 @@ import numpy as np
 
 from . import __version__
 from .catalog import (
+    MAX_RUN_SECONDS,
     Catalog,
     CatalogError,
     Entry,
@@ -378,6 +379,10 @@ def cmd_walk(args) -> int:
     terrain = _walk_terrain(args)
     _check_speed_scale(args.speed_scale)
     _finite(args.seconds, "--seconds", positive=True)
+    if args.seconds > MAX_RUN_SECONDS:
+        raise UsageError(
+            f"--seconds is at most {MAX_RUN_SECONDS:g} (10 simulated hours), got {args.seconds:g}"
+        )
     _finite(args.friction, "--friction", positive=True)
     _finite(args.control_hz, "--control-hz", positive=True)
     if args.turn_radius is not None and args.yaw_rate_deg is not None:

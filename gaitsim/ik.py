@@ -224,6 +224,24 @@ class ScalarLeg:
         z = -l1 * c2 - l2 * c23
         return self.mx + x, self.my - math.sin(q1) * z, self.mz + math.cos(q1) * z
 
+    def jacobian(self, q1: float, q2: float, q3: float) -> tuple:
+        """The foot Jacobian's columns (d foot / d q1, q2, q3; body frame) as 9 floats."""
+        l1, l2 = self.l1, self.l2
+        s2, c2 = math.sin(q2), math.cos(q2)
+        s23, c23 = math.sin(q2 + q3), math.cos(q2 + q3)
+        if self.up:
+            a = self.yaw0 + q1
+            ca, sa = math.cos(a), math.sin(a)
+            r = l1 * c2 + l2 * c23
+            z = -l1 * s2 - l2 * s23
+            return (-r * sa, r * ca, 0.0, z * ca, z * sa, -r,
+                    -l2 * s23 * ca, -l2 * s23 * sa, -l2 * c23)  # fmt: skip
+        s1, c1 = math.sin(q1), math.cos(q1)
+        x = -l1 * s2 - l2 * s23
+        z = -l1 * c2 - l2 * c23
+        return (0.0, -c1 * z, -s1 * z, z, s1 * x, -c1 * x,
+                -l2 * c23, -s1 * l2 * s23, c1 * l2 * s23)  # fmt: skip
+
     def torques(self, q1: float, q2: float, q3: float, fx: float, fy: float, fz: float):
         """Joint torques ``J(q)^T f`` that make the foot push with force ``f`` (body frame,
         the force the foot exerts on what it touches): static load feedforward.

@@ -186,7 +186,7 @@ def build_report(
             lines.append("")
             lines.append(
                 f"{len(rows)} episodes in `sweeps/{name}/results.csv`; {len(failed)} cells "
-                "failed. Cell: falls / episodes, mean stance slip (mm)."
+                "failed. Cell: walked / episodes (falls), mean stance slip (mm)."
             )
             lines += ["", summary_table(rows), ""]
             lines += [f"![{p.stem}](plots/{p.name})" for p in pngs]

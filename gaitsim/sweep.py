@@ -804,7 +804,9 @@ def run_sweep(
 
 
 def summary_table(rows: list[dict], metric: str = "slip_mm_per_stance") -> str:
-    """Markdown: walkers x swept values; each cell 'falls/episodes, mean metric'."""
+    """Markdown: walkers x swept values; each cell 'walked/episodes (falls), mean metric'
+    (``walked`` counts the episodes whose verdict is walked; rows without a verdict count
+    the ones that did not fall)."""
     values = list(dict.fromkeys(r["value"] for r in rows))
     walkers = list(dict.fromkeys(r["walker"] for r in rows))
     lines = [
@@ -816,8 +818,14 @@ def summary_table(rows: list[dict], metric: str = "slip_mm_per_stance") -> str:
         for v in values:
             rs = [r for r in rows if r["walker"] == w and r["value"] == v]
             falls = sum(1 for r in rs if r["fell"] in (True, "True"))
+            walked = sum(
+                1
+                for r in rs
+                if (r.get("verdict") == "walked")
+                or (not r.get("verdict") and r["fell"] not in (True, "True"))
+            )
             ms = [float(r[metric]) for r in rs if r.get(metric) not in (None, "")]
             mean = f"{sum(ms) / len(ms):.1f}" if ms else "n/a"
-            cells_.append(f"{falls}/{len(rs)}, {mean}")
+            cells_.append(f"{walked}/{len(rs)} ({falls}), {mean}")
         lines.append(f"| {w} | " + " | ".join(cells_) + " |")
     return "\n".join(lines)

@@ -490,3 +490,16 @@ def test_orphaned_workers_exit_when_the_sweep_dies(tmp_path):
     for k in alive:  # do not leave them running if the test fails
         os.kill(k, signal.SIGKILL)
     assert not alive, f"workers {alive} outlived their sweep"
+
+
+def test_summary_table_counts_walked_episodes_and_falls():
+    from gaitsim.sweep import summary_table
+
+    base = {"walker": "fox", "value": 1.0}
+    rows = [
+        {**base, "fell": False, "verdict": "walked", "slip_mm_per_stance": 2.0},
+        {**base, "fell": False, "verdict": "no_progress", "slip_mm_per_stance": 4.0},
+        {**base, "fell": "True", "verdict": "fell", "slip_mm_per_stance": ""},
+    ]
+    table = summary_table(rows)
+    assert "| fox | 1/3 (1), 3.0 |" in table

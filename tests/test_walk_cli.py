@@ -309,3 +309,25 @@ def test_an_unknown_swing_is_a_usage_error(capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "--swing" in err and "square" in err and "clearance" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seconds", "1e9"], "--seconds is at most 36000"),
+        (["--terrain", "rough", "--seconds", "30000"], "rough ground for this run would be"),
+    ],
+)
+def test_runs_too_long_are_refused_before_any_allocation(argv, message, capsys):
+    # a 1e9 s run used to try a 3 TiB allocation; rough ground laid for a 10-hour walk
+    # would be a heightfield of a trillion cells
+    assert main(["walk", "fox", "-q", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_simulate_refuses_a_run_longer_than_its_limit():
+    from gaitsim.sim.run import MAX_SECONDS, RunError, simulate
+
+    with pytest.raises(RunError, match="seconds must be in"):
+        simulate("fox", seconds=MAX_SECONDS * 2)

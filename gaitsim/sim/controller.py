@@ -91,9 +91,11 @@ class ControlConfig:
     attitude_damping: float = 1.0  # ... and damp its tilt rate
     motor_share: float = 0.5  # stance motors push a foot with at most this share of its load
     motor_floor: float = 0.1  # ... plus this share of the mean weight per leg
+    margin_centre: float = 0.5  # ... half stiff where the margin is 0 (the polygon's edge)
     margin_band: float = 0.1  # legs stiffen as the support margin falls through this band
     # (a share of the standing height) around zero
     swing_blend: float = 0.25  # a swing leg moves to the measured body's frame over this share
+    swing_virtual: float = 0.0  # ... keeping at least this share of the virtual body's
     reach_speed: float = 0.25  # a late foot reaches down at this share of the swing's descent
     roll_compensation: bool = True  # a held foot's centre follows its sphere's rolling
     rolling_start: bool = True  # start moving at the commanded speed
@@ -124,7 +126,7 @@ class ControlConfig:
             if not (math.isfinite(v) and v >= 0):
                 raise ValueError(f"{name} must be a number >= 0, got {v!r}")
         for name in ("track_gain", "load", "load_ramp", "min_load", "motor_share",
-                     "swing_blend"):  # fmt: skip
+                     "swing_blend", "swing_virtual"):  # fmt: skip
             v = getattr(self, name)
             if not (math.isfinite(v) and 0 <= v <= 1):
                 raise ValueError(f"{name} is a share in [0, 1], got {v!r}")
@@ -180,7 +182,7 @@ class GaitController:
             for i in range(self.n_legs)
         ]
         self._solvers = [leg.solve for leg in legs]  # body-frame target -> joints, shortfall
-        self._torques = [leg.torques for leg in legs]  # joints, foot force -> J^T f
+        self._jacobians = [leg.jacobian for leg in legs]  # joints -> Jacobian columns
         self.steering = Steering()
         self.planner = FootPlanner(walker, self.steering)
         self._stand_h = self.geo.standing_height
@@ -370,23 +372,6 @@ class GaitController:
                 ahead[i] = (x, y, z - min(r + step, limit))
 
     # ------------------------------------------------------------------ the legs
-    def _solve(self, targets, pos, rot):
-        """Joint angles (flat list) and reach shortfalls of world ``targets`` seen from the
-        body pose (``pos``, row-major ``rot``)."""
-        q, short = [], []
-        px, py, pz = pos
-        r0, r1, r2, r3, r4, r5, r6, r7, r8 = rot
-        for solve, (tx, ty, tz) in zip(self._solvers, targets, strict=True):
-            vx, vy, vz = tx - px, ty - py, tz - pz
-            q1, q2, q3, sf = solve(
-                r0 * vx + r3 * vy + r6 * vz,
-                r1 * vx + r4 * vy + r7 * vz,
-                r2 * vx + r5 * vy + r8 * vz,
-            )
-            q += (q1, q2, q3)
-            short.append(sf)
-        return q, short
-
     def _virtual_body(self, sensed, pos, rot, heading):
         """The body pose the stance legs are solved against: the measured pose pulled toward
         the reference by ``track_gain`` in x, y and yaw, and the reference's height, roll
@@ -402,37 +387,54 @@ class GaitController:
     def _solve_legs(self, sensed, ref, ref2, targets, ahead, events):
         """Joint targets for the end of the period, their velocity feedforward and the reach
         shortfall: each leg solved against the virtual and the measured body and blended
-        (module docstring, step 3)."""
+        (module docstring, step 3); a leg wholly in one frame is solved in that one only,
+        and its shortfall is that of the frame it mostly follows."""
         (pos, rot, heading, _), (pos2, rot2, _, _) = ref, ref2
         dpos = (pos2[0] - pos[0], pos2[1] - pos[1])
         vpos, vrot = self._virtual_body(sensed, pos, rot, heading)
         vpos2, vrot2 = carried(vpos, vrot, rot, rot2, dpos, pos2[2])
-        qv, short = self._solve(targets, vpos, vrot)
-        qv2, _ = self._solve(ahead, vpos2, vrot2)
         mrot, mpos = rot_from_quat(sensed.quaternion), sensed.position
         mpos2 = (mpos[0] + dpos[0], mpos[1] + dpos[1], mpos[2] + pos2[2] - pos[2])
         x, y, z, w = sensed.quaternion
         cg = self.config.catch_gain * self._stand_h
         ox, oy = cg * 2 * (x * z + w * y), cg * 2 * (y * z - w * x)  # the tilt, in metres
-        st = self.planner.stance
-        tg = [t if s else (t[0] + ox, t[1] + oy, t[2]) for t, s in zip(targets, st, strict=True)]
-        ah = [t if s else (t[0] + ox, t[1] + oy, t[2]) for t, s in zip(ahead, st, strict=True)]
-        qm, _ = self._solve(tg, mpos, mrot)
-        qm2, _ = self._solve(ah, mpos2, mrot)
-        q2, v = [0.0] * len(qv), [0.0] * len(qv)
+        st, one = self.planner.stance, self._solve_one
+        n = self.n_legs
+        q2, v, short = [0.0] * (3 * n), [0.0] * (3 * n), [0.0] * n
         for i, blend in enumerate(self._virtual_shares()):
+            t0, t1 = targets[i], ahead[i]
+            if blend > 0.0:
+                *qv0, sv = one(i, t0, vpos, vrot)
+                *qv1, _ = one(i, t1, vpos2, vrot2)
+            if blend < 1.0:
+                if not st[i]:  # swing feet move toward the side a tilting body falls to
+                    t0, t1 = (t0[0] + ox, t0[1] + oy, t0[2]), (t1[0] + ox, t1[1] + oy, t1[2])
+                *qm0, sm = one(i, t0, mpos, mrot)
+                *qm1, _ = one(i, t1, mpos2, mrot)
+            if blend >= 1.0:
+                now, nxt = qv0, qv1
+            elif blend <= 0.0:
+                now, nxt = qm0, qm1
+            else:
+                now = [blend * a + (1.0 - blend) * b for a, b in zip(qv0, qm0, strict=True)]
+                nxt = [blend * a + (1.0 - blend) * b for a, b in zip(qv1, qm1, strict=True)]
+            short[i] = sv if blend >= 0.5 else sm
             j = slice(3 * i, 3 * i + 3)
-            now = [blend * a + (1.0 - blend) * b for a, b in zip(qv[j], qm[j], strict=True)]
-            nxt = [blend * a + (1.0 - blend) * b for a, b in zip(qv2[j], qm2[j], strict=True)]
             # stance: the pose at the end of the period; swing: the pose now, which the
             # velocity feedforward carries along (aiming a period ahead overshoots)
             q2[j] = nxt if st[i] else now
-            v[j] = (
-                (0.0, 0.0, 0.0)
-                if events[i]
-                else [(b - a) / self.dt for a, b in zip(now, nxt, strict=True)]
-            )
+            if not events[i]:
+                v[j] = [(b - a) / self.dt for a, b in zip(now, nxt, strict=True)]
         return q2, v, short
+
+    def _solve_one(self, i: int, target, pos, rot):
+        """Leg ``i``'s joint angles and reach shortfall for a world ``target`` seen from the
+        body pose (``pos``, row-major ``rot``): (q1, q2, q3, shortfall)."""
+        vx, vy, vz = target[0] - pos[0], target[1] - pos[1], target[2] - pos[2]
+        r0, r1, r2, r3, r4, r5, r6, r7, r8 = rot
+        return self._solvers[i](
+            r0 * vx + r3 * vy + r6 * vz, r1 * vx + r4 * vy + r7 * vz, r2 * vx + r5 * vy + r8 * vz
+        )
 
     def _virtual_shares(self) -> list[float]:
         """Each leg's weight on the virtual body's solution (the rest: the measured one):
@@ -443,7 +445,8 @@ class GaitController:
             if st:
                 out.append(load.smooth(s / cfg.load_ramp) if cfg.load_ramp > 0 else 1.0)
             else:
-                out.append(1.0 - load.smooth(u / cfg.swing_blend) if cfg.swing_blend > 0 else 0.0)
+                a = 1.0 - load.smooth(u / cfg.swing_blend) if cfg.swing_blend > 0 else 0.0
+                out.append(max(a, cfg.swing_virtual))
         return out
 
     def _gains(self) -> list[float]:
@@ -468,7 +471,7 @@ class GaitController:
                                     cfg.attitude_gain, cfg.attitude_damping)  # fmt: skip
         shares = load.load_shares(avail, arms, moment, cfg.min_load)
         margin = support_margin(sensed.com, sensed.feet, plan.stance)
-        stiff = load.stiffness_blend(margin, cfg.margin_band * self._stand_h)
+        stiff = load.stiffness_blend(margin, cfg.margin_band * self._stand_h, cfg.margin_centre)
         R = rot_from_quat(sensed.quaternion)
         q, full = sensed.joint_positions, self._full_forces
         tau, forces = [], []
@@ -478,14 +481,16 @@ class GaitController:
                 forces += full[3 * i : 3 * i + 3]
                 continue
             f = share * weight  # pushing down, in the body frame: R^T (0, 0, -f)
-            jt, q1, q2, q3 = self._torques[i], q[3 * i], q[3 * i + 1], q[3 * i + 2]
-            tau += jt(q1, q2, q3, -f * R[6], -f * R[7], -f * R[8])
-            # the motors may push the foot with at most fb newtons in any direction: a share
-            # of its load, below friction, so they can neither lift nor slide a loaded foot
+            fx, fy, fz = -f * R[6], -f * R[7], -f * R[8]
+            j = self._jacobians[i](q[3 * i], q[3 * i + 1], q[3 * i + 2])
+            # J^T f, and the motors may push the foot with at most fb newtons in any
+            # direction: a share of its load, below friction, so they can neither lift nor
+            # slide a loaded foot (the bound on joint k is fb times |column k|)
             fb = cfg.motor_share * f + cfg.motor_floor * weight / self.n_legs
-            ex, ey, ez = jt(q1, q2, q3, 1, 0, 0), jt(q1, q2, q3, 0, 1, 0), jt(q1, q2, q3, 0, 0, 1)
-            cols = zip(ex, ey, ez, full[3 * i : 3 * i + 3], strict=True)
-            for a, b, c, top in cols:
+            for k in range(3):
+                a, b, c = j[3 * k], j[3 * k + 1], j[3 * k + 2]
+                tau.append(a * fx + b * fy + c * fz)
+                top = full[3 * i + k]
                 bound = fb * math.sqrt(a * a + b * b + c * c)
                 forces.append(min(bound + stiff * (top - bound), top) if bound < top else top)
         return tau, forces

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..catalog import MAX_RUN_SECONDS, GaitsimError
 from ..geometry import GRAVITY
 from ..geometry import geometry as _geometry
 from ..path import Arc, Straight, TurnInPlace
@@ -54,6 +55,12 @@ def make_path(entry, speed: float, turn_radius: float | None = None, yaw_rate: f
 
 
 RUN_MARGIN = 2.0  # metres of ground laid beyond the path's reach
+MAX_ROUGH_SIZE = 200.0  # m: the widest rough ground a run lays (a heightfield's memory)
+
+
+class RunError(GaitsimError, ValueError):
+    """A run that cannot be simulated as asked (too long, too much ground); the message
+    says what to change. The ``gaitsim`` command reports it with exit code 2."""
 
 
 def cover_path(terrain, path, distance: float, reach: float):
@@ -70,6 +77,12 @@ def cover_path(terrain, path, distance: float, reach: float):
     if lo[0] >= ox and lo[1] >= oy and hi[0] <= ox + half and hi[1] <= oy + half:
         return terrain
     size = float(np.max(hi - lo))
+    if size > MAX_ROUGH_SIZE:
+        raise RunError(
+            f"rough ground for this run would be {size:.0f} m across (at most "
+            f"{MAX_ROUGH_SIZE:g} m, a heightfield of {MAX_ROUGH_SIZE / terrain.cell:.0f} cells "
+            "a side): shorten the run (seconds) or walk it on flat or sloped ground"
+        )
     centre = tuple(float(c) for c in (lo + hi) / 2)
     flat = terrain.flat_centre if terrain.flat_centre is not None else terrain.centre
     return dataclasses.replace(terrain, size=size, centre=centre, flat_centre=tuple(flat))
@@ -84,7 +97,7 @@ class RunResult:
     dt: float = 0.0
 
 
-MAX_SECONDS = 36000.0  # the longest run simulate() accepts (10 simulated hours)
+MAX_SECONDS = MAX_RUN_SECONDS  # the longest run simulate() accepts
 TABLE_AHEAD_S = 60.0  # the reference table is built this far ahead up front, then grows
 
 
@@ -117,7 +130,9 @@ def simulate(
     for; runs longer than MAX_SECONDS are refused.
     """
     if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
-        raise ValueError(f"seconds must be in (0, {MAX_SECONDS:g}], got {seconds!r}")
+        raise RunError(
+            f"seconds must be in (0, {MAX_SECONDS:g}] (10 simulated hours), got {seconds!r}"
+        )
     entry = resolve_entry(walker)
     start, friction = _spread(entry, speed_scale, friction, seed)
     config = config if config is not None else ControlConfig()
