@@ -376,6 +376,26 @@ def _walk_table(s: dict) -> str:
 
 def cmd_walk(args) -> int:
     # -- flags first: nothing below imports pybullet until the input is known to be good
+    terrain, yaw_rate, video = _walk_flags(args)
+    entry = _walk_entry(args)
+    config, n_steps = _walk_config(args, entry, video)
+    summary, recorder = _walk_run(args, entry, terrain, yaw_rate, config, n_steps, video)
+    if video is not None and recorder is not None:
+        _save_video(args, video, recorder)
+    if args.json:
+        print(json.dumps(_json_safe(summary), indent=2, allow_nan=False))
+    else:
+        print(_walk_table(summary))
+        if summary["verdict"] != "walked":
+            print(
+                f"\n{entry.name} did not walk: {summary['verdict']} ({summary['verdict_reason']})"
+                "; exit code 1"
+            )
+    return 0 if summary["verdict"] == "walked" else 1
+
+
+def _walk_flags(args):
+    """The walk's terrain, yaw rate (rad/s or None) and video path (or None), checked."""
     terrain = _walk_terrain(args)
     _check_speed_scale(args.speed_scale)
     _finite(args.seconds, "--seconds", positive=True)
@@ -403,6 +423,11 @@ def cmd_walk(args) -> int:
         folder = next(d for d in [video.absolute().parent, *video.absolute().parents] if d.exists())
         if not folder.is_dir() or not os.access(folder, os.W_OK):
             raise UsageError(f"--video {video}: cannot write into {folder}")
+    return terrain, yaw_rate, video
+
+
+def _walk_entry(args):
+    """The walker to walk, from the catalog, with URDF-safe names."""
     cat = _catalog(args)
     entry = _resolved(args, cat, _walkers(cat, [args.walker]))[0]
     from .urdf import URDFNameError, check_names
@@ -411,17 +436,21 @@ def cmd_walk(args) -> int:
         check_names(entry)
     except URDFNameError as exc:
         raise _in_catalog(args, exc) from None
+    return entry
 
+
+def _walk_config(args, entry, video):
+    """The controller settings and the run's control-step count, checked."""
     from .sim.controller import ControlConfig, world_substeps
-    from .sim.run import simulate
-    from .sim.video import VideoError, VideoRecorder, check_format, frame_interval
-    from .sim.world import DisplayError
+    from .sim.run import default_body
+    from .sim.video import VideoError, check_format
 
     try:
         substeps = world_substeps(1.0 / SIM_HZ, args.control_hz)
     except ValueError as exc:
         raise UsageError(f"--control-hz {args.control_hz:g}: {exc}") from None
-    if round(args.seconds / (substeps / SIM_HZ)) < 1:  # simulate()'s step count
+    n_steps = round(args.seconds / (substeps / SIM_HZ))  # simulate()'s step count
+    if n_steps < 1:
         raise UsageError(
             f"--seconds must cover at least one control step ({substeps / SIM_HZ:g} s), "
             f"got {args.seconds!r}"
@@ -431,17 +460,23 @@ def cmd_walk(args) -> int:
             check_format(video)
         except VideoError as exc:
             raise UsageError(f"--video {video.name}: {exc}") from None
-    from .sim.run import default_body
-
     body = default_body(entry) if args.body == "auto" else args.body
     config = ControlConfig(
         body=body, distance_source=args.distance_source, control_hz=args.control_hz
     )
+    return config, n_steps
 
+
+def _walk_run(args, entry, terrain, yaw_rate, config, n_steps, video):
+    """Run the walk with a progress bar (and video frames); its summary and recorder."""
     from tqdm import tqdm
 
+    from .sim.run import simulate
+    from .sim.video import VideoRecorder, frame_interval
+    from .sim.world import DisplayError
+
     bar = tqdm(
-        total=round(args.seconds / (substeps / SIM_HZ)),  # simulate()'s step count
+        total=n_steps,
         desc=f"walk {entry.name}" + (" + video" if video else ""),
         unit="step",
         disable=args.quiet,
@@ -486,37 +521,27 @@ def cmd_walk(args) -> int:
         ) from None
     finally:
         bar.close()
-    summary = result.summary
+    return result.summary, state["recorder"]
 
-    recorder = state["recorder"]
-    if video is not None and recorder is not None:
-        with tqdm(
-            total=len(recorder),
-            desc=f"encode {video.name}",
-            unit="frame",
-            disable=args.quiet,
-            file=sys.stderr,
-            leave=False,
-        ) as enc:
-            try:
-                recorder.save(video, on_frame=enc.update)
-            except (OSError, RuntimeError) as exc:
-                raise UsageError(f"--video {video}: could not write the video: {exc}") from None
-        if not args.quiet:
-            print(
-                f"wrote {len(recorder)} frames ({recorder.fps:g} fps) to {video}", file=sys.stderr
-            )
 
-    if args.json:
-        print(json.dumps(_json_safe(summary), indent=2, allow_nan=False))
-    else:
-        print(_walk_table(summary))
-        if summary["verdict"] != "walked":
-            print(
-                f"\n{entry.name} did not walk: {summary['verdict']} ({summary['verdict_reason']})"
-                "; exit code 1"
-            )
-    return 0 if summary["verdict"] == "walked" else 1
+def _save_video(args, video, recorder) -> None:
+    """Encode the recorded frames (checked, atomic) with a progress bar."""
+    from tqdm import tqdm
+
+    with tqdm(
+        total=len(recorder),
+        desc=f"encode {video.name}",
+        unit="frame",
+        disable=args.quiet,
+        file=sys.stderr,
+        leave=False,
+    ) as enc:
+        try:
+            recorder.save(video, on_frame=enc.update)
+        except (OSError, RuntimeError) as exc:
+            raise UsageError(f"--video {video}: could not write the video: {exc}") from None
+    if not args.quiet:
+        print(f"wrote {len(recorder)} frames ({recorder.fps:g} fps) to {video}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------- parser

@@ -78,26 +78,40 @@ def build_report(
 ) -> Report:
     """Write the report folder; returns the path of its ``report.md`` and the walkers that
     failed the walk test (the CLI exits 1 when there are any)."""
-    from tqdm import tqdm
-
-    from .plots import gait_diagram, sweep_plots
-    from .urdf import write_catalog
-    from .validate import VARIANTS, validate_entry
-
     t0 = time.perf_counter()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     cat = load_catalog(catalog)
     lines = ["# gaitsim report", ""]
+    walk_test, failed = _walk_test_section(cat, progress)
+    lines += walk_test
+    from .urdf import write_catalog
 
-    # 1. the walk test
+    urdfs = write_catalog(cat, out / "urdf")
+    lines += ["", "## URDF bodies", "", f"{len(urdfs)} files in `urdf/`.", ""]
+    lines += _physics_section(cat, catalog, seconds, workers, progress, out)
+    if full:
+        lines += _sweeps_section(out, workers, progress)
+    wall = time.perf_counter() - t0
+    lines += ["", f"Built in {wall:.0f} s with {workers} worker processes."]
+    report = out / "report.md"
+    atomic_write_text(report, "\n".join(lines) + "\n")
+    return Report(report, failed)
+
+
+def _walk_test_section(cat, progress: bool) -> tuple[list[str], list[str]]:
+    """The walk-test table and the walkers that failed it."""
+    from tqdm import tqdm
+
+    from .validate import VARIANTS, validate_entry
+
     results = [validate_entry(e) for e in tqdm(cat.values(), "walk test", disable=not progress)]
     names = [v.name for v in VARIANTS]
-    lines += [
+    lines = [
         "## Walk test (kinematic)",
         "",
         "Largest stance-foot movement between samples, mm (2 cycles, 120 samples per cycle; "
-        "planted mode; limit 1 mm).",
+        "planted mode; limit 1 mm), and the largest reach shortfall over every variant.",
         "",
         "| walker | legs | pattern | " + " | ".join(names) + " | max shortfall mm | result |",
         "| --- " * (len(names) + 5) + "|",
@@ -113,12 +127,16 @@ def build_report(
             f"| {e.name} | {e.gait.n_legs} | {gait_pattern(e.gait)} | {slides} | "
             f"{short:.2f} | {ok} |"
         )
+    return lines, failed
 
-    # 2. the URDFs
-    urdfs = write_catalog(cat, out / "urdf")
-    lines += ["", "## URDF bodies", "", f"{len(urdfs)} files in `urdf/`.", ""]
 
-    # 3. physics
+def _physics_section(cat, catalog, seconds, workers, progress, out: Path) -> list[str]:
+    """Every walker on every ground: the verdict table, gait fidelity, gait diagrams;
+    writes physics.json and the diagrams."""
+    from tqdm import tqdm
+
+    from .plots import gait_diagram
+
     jobs = [(w, c, seconds, catalog) for w in cat for c in CONDITIONS]
     table: dict = {}
     traces: dict = {}
@@ -129,7 +147,7 @@ def build_report(
             table[(walker, cond)] = (body, summary)
             if cond == "flat":
                 traces[walker] = trace
-    lines += [
+    lines = [
         "## Walking in PyBullet",
         "",
         f"{seconds:g} simulated seconds per cell at 240 Hz physics and 60 Hz control; cell: "
@@ -143,59 +161,55 @@ def build_report(
         "| --- " * (len(CONDITIONS) + 1) + "|",
     ]
     for w in cat:
-        cells = []
-        for c in CONDITIONS:
-            body, s = table[(w, c)]
-            outcome = (
-                "walked"
-                if s["verdict"] == "walked"
-                else (f"**{s['verdict']}**: {s['verdict_reason']}")
-            )
-            cells.append(
-                f"{outcome}, {_fmt(s['speed_ratio'])}, {_fmt(s['slip_mm_per_stance'], '.1f')}, "
-                f"{_fmt(s['max_shortfall_m'] * 1000, '.0f')}"
-            )
+        cells = [_cell(table[(w, c)][1]) for c in CONDITIONS]
         lines.append(f"| {w} ({table[(w, 'flat')][0]}) | " + " | ".join(cells) + " |")
     lines += _fidelity_table(cat, table)
-    plots = out / "plots"
     lines += ["", "## Gait diagrams (flat ground, first two cycles)", ""]
     for w, tr in traces.items():
         legs = list(cat[w].gait.leg_names)
-        p = gait_diagram(legs, tr["t"], tr["planned"], tr["measured"], plots / f"gait_{w}.png", w)
+        png = out / "plots" / f"gait_{w}.png"
+        p = gait_diagram(legs, tr["t"], tr["planned"], tr["measured"], png, w)
         lines.append(f"![{w}](plots/{p.name})")
+    rows = [{"walker": w, "condition": c, "body": b, **s} for (w, c), (b, s) in table.items()]
     atomic_write_text(
-        out / "physics.json",
-        json.dumps(
-            [{"walker": w, "condition": c, "body": b, **s} for (w, c), (b, s) in table.items()],
-            indent=1,
-            default=lambda x: None,
-        )
-        + "\n",
+        out / "physics.json", json.dumps(rows, indent=1, default=lambda x: None) + "\n"
+    )
+    return lines
+
+
+def _cell(s: dict) -> str:
+    """One physics cell: the verdict (and its reason unless walked), speed ratio, slip,
+    shortfall."""
+    outcome = "walked" if s["verdict"] == "walked" else f"**{s['verdict']}**: {s['verdict_reason']}"
+    return (
+        f"{outcome}, {_fmt(s['speed_ratio'])}, {_fmt(s['slip_mm_per_stance'], '.1f')}, "
+        f"{_fmt(s['max_shortfall_m'] * 1000, '.0f')}"
     )
 
-    # 4. the full sweeps
-    if full:
-        from .sweep import builtin_sweeps, load_sweep, run_sweep, summary_table
 
-        lines += ["", "## Sweeps", ""]
-        for name in sorted(builtin_sweeps()):
-            sw = load_sweep(name)
-            rows, failed = run_sweep(sw, out / "sweeps" / name, workers=workers, progress=progress)
-            pngs = sweep_plots(rows, plots, sw.name, sw.parameter)
-            lines.append(f"### {name}: {sw.description}")
-            lines.append("")
-            lines.append(
-                f"{len(rows)} episodes in `sweeps/{name}/results.csv`; {len(failed)} cells "
-                "failed. Cell: walked / episodes (falls), mean stance slip (mm)."
-            )
-            lines += ["", summary_table(rows), ""]
-            lines += [f"![{p.stem}](plots/{p.name})" for p in pngs]
-            lines.append("")
-    wall = time.perf_counter() - t0
-    lines += ["", f"Built in {wall:.0f} s with {workers} worker processes."]
-    report = out / "report.md"
-    atomic_write_text(report, "\n".join(lines) + "\n")
-    return Report(report, failed)
+def _sweeps_section(out: Path, workers: int, progress: bool) -> list[str]:
+    """The four built-in sweeps with their summary tables and plots."""
+    from .plots import sweep_plots
+    from .sweep import builtin_sweeps, load_sweep, run_sweep, summary_table
+
+    lines = ["", "## Sweeps", ""]
+    for name in sorted(builtin_sweeps()):
+        sw = load_sweep(name)
+        rows, failed_cells = run_sweep(
+            sw, out / "sweeps" / name, workers=workers, progress=progress
+        )
+        pngs = sweep_plots(rows, out / "plots", sw.name, sw.parameter)
+        lines.append(f"### {name}: {sw.description}")
+        lines.append("")
+        lines.append(
+            f"{len(rows)} episodes in `sweeps/{name}/results.csv`; {len(failed_cells)} cells "
+            "failed. Cell: walked / episodes (falls), mean stance slip (mm). In the plots the "
+            "line is the mean over seeds and the band the min-max over seeds."
+        )
+        lines += ["", summary_table(rows), ""]
+        lines += [f"![{p.stem}](plots/{p.name})" for p in pngs]
+        lines.append("")
+    return lines
 
 
 def _fidelity_table(cat, table) -> list[str]:

@@ -503,3 +503,23 @@ def test_summary_table_counts_walked_episodes_and_falls():
     ]
     table = summary_table(rows)
     assert "| fox | 1/3 (1), 3.0 |" in table
+
+
+def test_report_exits_1_when_a_walker_fails_the_walk_test(tmp_path):
+    from gaitsim.catalog import Catalog, load_catalog, save_catalog
+
+    fox = load_catalog()["fox"]
+    # hips raised past the legs' reach: every foot falls short, so the walk test fails
+    tall = dataclasses.replace(fox, name="tall_fox",
+                               gait=dataclasses.replace(fox.gait, hip_height=0.4))  # fmt: skip
+    small = tmp_path / "tall.json"
+    save_catalog(Catalog([tall]), small)
+    argv = ["report", "--catalog", str(small), "--out", str(tmp_path / "rep"), "--seconds", "0.5"]
+    r = subprocess.run(
+        [sys.executable, "-m", "gaitsim.cli", *argv, "-q"], capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 1, r.stderr
+    assert "walk test failed for tall_fox" in r.stdout
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert "| tall_fox |" in text and "FAIL" in text

@@ -331,3 +331,44 @@ def test_simulate_refuses_a_run_longer_than_its_limit():
 
     with pytest.raises(RunError, match="seconds must be in"):
         simulate("fox", seconds=MAX_SECONDS * 2)
+
+
+def test_a_ten_hour_run_tabulates_only_what_it_walks(monkeypatch):
+    # memory must not depend on the requested duration: the reference table is built a
+    # minute ahead and grows as the walk goes (a 10-hour run used to tabulate 9.8 GB first)
+    import gaitsim.sim.run as run_mod
+
+    seen = {}
+    real = run_mod.GaitController
+
+    class Spy(real):
+        def __init__(self, *a, horizon=0.0, **kw):
+            seen["horizon"] = horizon
+            super().__init__(*a, horizon=horizon, **kw)
+            seen["table_samples"] = self.table.n
+
+    def stop(ctl):
+        raise KeyboardInterrupt  # the user's Ctrl-C after the first step
+
+    monkeypatch.setattr(run_mod, "GaitController", Spy)
+    with pytest.raises(KeyboardInterrupt):
+        run_mod.simulate("fox", seconds=run_mod.MAX_SECONDS, on_step=stop)
+    speed = 0.375  # the fox's clip speed
+    assert seen["horizon"] <= speed * run_mod.TABLE_AHEAD_S * 1.05 + 1.0
+    assert seen["table_samples"] < 200_000  # ~1.6 MB of floats, not gigabytes
+
+
+def test_ctrl_c_stops_a_long_walk_cleanly():
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-m", "gaitsim.cli", "walk", "fox", "--seconds", "36000", "-q"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(4.0)
+    assert proc.poll() is None, proc.stderr.read()
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=30)[1]
+    assert proc.returncode == 130, err  # the shell's code for an interrupt
+    assert "Traceback" not in err
