@@ -218,3 +218,23 @@ def test_clearance_swing_walks_on_rough_ground():
     clear = simulate("fox", seconds=8, terrain=rough, walker_options={"swing": "clearance"}).summary
     assert clear["verdict"] == "walked", clear["verdict_reason"]
     assert clear["swing_scuff_share"] < sine["swing_scuff_share"]
+
+
+def test_a_run_whose_physics_goes_non_finite_fails_with_its_own_verdict(monkeypatch):
+    """A blown-up state ends the run at once and is never called walked."""
+    from gaitsim.sim.robot import Robot
+
+    real = Robot.sense
+    calls = {"n": 0}
+
+    def sense(self):
+        s = real(self)
+        calls["n"] += 1
+        if calls["n"] > 30:  # the body's state turns to NaN after half a second
+            s = s._replace(position=(math.nan, math.nan, math.nan))
+        return s
+
+    monkeypatch.setattr(Robot, "sense", sense)
+    s = simulate("horn_beetle", seconds=5).summary
+    assert s["verdict"] == "non_finite" and not s["finite"]
+    assert s["simulated_s"] < 1.0  # stopped at once, not after the five seconds
