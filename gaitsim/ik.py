@@ -158,7 +158,8 @@ class ScalarLeg:
     The same maths as the vectorized version (a test holds them equal), with the leg's
     constants worked out once; numpy's per-call overhead on three numbers would cost more
     than the physics step it serves. ``solve(x, y, z)`` takes a target in the body frame
-    and returns ``(q1, q2, q3, shortfall)``.
+    and returns ``(q1, q2, q3, shortfall)``; ``fk`` and ``jacobian`` give the foot and its
+    Jacobian for joint angles (tests hold them to ``leg_fk``).
     """
 
     __slots__ = ("c0", "hi", "inner", "kk", "l1", "l1sq", "l2", "l2sq", "lo", "mx", "my", "mz",
@@ -225,7 +226,13 @@ class ScalarLeg:
         return self.mx + x, self.my - math.sin(q1) * z, self.mz + math.cos(q1) * z
 
     def jacobian(self, q1: float, q2: float, q3: float) -> tuple:
-        """The foot Jacobian's columns (d foot / d q1, q2, q3; body frame) as 9 floats."""
+        """The foot Jacobian's columns (d foot / d q1, q2, q3; body frame) as 9 floats: the
+        joint torques that make the foot push with force f are ``J^T f`` (static load
+        feedforward). From the chain in the module docstring: knee forward / back, with
+        X = -l1 sin q2 - l2 sin(q2 + q3) and Z = -l1 cos q2 - l2 cos(q2 + q3),
+        foot - mount = (X, -sin q1 Z, cos q1 Z); knee up, with R = l1 cos q2 + l2 cos(q2 +
+        q3) and Z = -l1 sin q2 - l2 sin(q2 + q3), foot - mount = (R cos a, R sin a, Z) with
+        a = yaw0 + q1."""
         l1, l2 = self.l1, self.l2
         s2, c2 = math.sin(q2), math.cos(q2)
         s23, c23 = math.sin(q2 + q3), math.cos(q2 + q3)
@@ -241,37 +248,6 @@ class ScalarLeg:
         z = -l1 * c2 - l2 * c23
         return (0.0, -c1 * z, -s1 * z, z, s1 * x, -c1 * x,
                 -l2 * c23, -s1 * l2 * s23, c1 * l2 * s23)  # fmt: skip
-
-    def torques(self, q1: float, q2: float, q3: float, fx: float, fy: float, fz: float):
-        """Joint torques ``J(q)^T f`` that make the foot push with force ``f`` (body frame,
-        the force the foot exerts on what it touches): static load feedforward.
-
-        Columns of the foot Jacobian, from the chain in the module docstring:
-        knee forward / back, with X = -l1 sin q2 - l2 sin(q2 + q3) and
-        Z = -l1 cos q2 - l2 cos(q2 + q3), foot - mount = (X, -sin q1 Z, cos q1 Z);
-        knee up, with R = l1 cos q2 + l2 cos(q2 + q3) and Z = -l1 sin q2 - l2 sin(q2 + q3),
-        foot - mount = (R cos a, R sin a, Z) with a = yaw0 + q1.
-        """
-        l1, l2 = self.l1, self.l2
-        s2, c2 = math.sin(q2), math.cos(q2)
-        s23, c23 = math.sin(q2 + q3), math.cos(q2 + q3)
-        if self.up:
-            a = self.yaw0 + q1
-            ca, sa = math.cos(a), math.sin(a)
-            r = l1 * c2 + l2 * c23
-            z = -l1 * s2 - l2 * s23
-            t1 = r * (-sa * fx + ca * fy)
-            t2 = z * (ca * fx + sa * fy) - r * fz
-            t3 = -l2 * s23 * (ca * fx + sa * fy) - l2 * c23 * fz
-            return t1, t2, t3
-        s1, c1 = math.sin(q1), math.cos(q1)
-        x = -l1 * s2 - l2 * s23
-        z = -l1 * c2 - l2 * c23
-        t1 = z * (-c1 * fy - s1 * fz)
-        t2 = z * fx + x * (s1 * fy - c1 * fz)
-        t3 = -l2 * c23 * fx + l2 * s23 * (-s1 * fy + c1 * fz)
-        return t1, t2, t3
-
 
 def leg_ik_one(mount, l1: float, l2: float, kind: int, yaw0: float, x: float, y: float, z: float):
     """One leg's IK in plain floats, for a one-off target: ``ScalarLeg(...).solve(x, y, z)``.

@@ -10,7 +10,15 @@ from hypothesis import strategies as st
 
 from gaitsim import leg_fk, leg_ik, load_catalog, two_bone
 from gaitsim.geometry import geometry
-from gaitsim.ik import KNEE_BACK, KNEE_FORWARD, KNEE_UP, REACH_MARGIN, LegChain, shortfall
+from gaitsim.ik import (
+    KNEE_BACK,
+    KNEE_FORWARD,
+    KNEE_UP,
+    REACH_MARGIN,
+    LegChain,
+    ScalarLeg,
+    shortfall,
+)
 
 lengths = st.floats(1e-3, 10.0)
 finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e12, max_value=1e12)
@@ -172,3 +180,26 @@ def test_scalar_ik_equals_vectorized(name, offset):
         one = leg_ik_one(ch.mount[i], ch.upper[i], ch.lower[i], ch.kind[i], ch.yaw0[i], *p[i])
         assert np.allclose(one[:3], q[i], atol=1e-12)
         assert one[3] == pytest.approx(short[i], abs=1e-12)
+
+
+@pytest.mark.parametrize("kind", [0, 1, 2])
+def test_scalar_fk_and_jacobian_match_the_vectorized_fk(kind):
+    """ScalarLeg.fk equals leg_fk, and ScalarLeg.jacobian its central differences."""
+    rng = np.random.default_rng(kind)
+    for _ in range(20):
+        mount = rng.normal(size=3) * 0.1
+        l1, l2 = rng.uniform(0.02, 0.5, 2)
+        yaw0 = float(rng.uniform(-np.pi, np.pi)) if kind == KNEE_UP else 0.0
+        leg = ScalarLeg(mount, l1, l2, kind, yaw0)
+        chain = LegChain(mount[None], np.array([l1]), np.array([l2]), np.array([kind]),
+                         np.array([yaw0]))  # fmt: skip
+        q = rng.uniform(-1.5, 1.5, 3)
+        assert np.allclose(leg.fk(*q), leg_fk(chain, q[None])[0], atol=1e-12)
+        h = 1e-6
+        cols = []
+        for j in range(3):
+            dq = np.zeros(3)
+            dq[j] = h
+            up, down = leg_fk(chain, (q + dq)[None])[0], leg_fk(chain, (q - dq)[None])[0]
+            cols.append((up - down) / (2 * h))
+        assert np.allclose(np.ravel(cols), leg.jacobian(*q), atol=1e-7)
