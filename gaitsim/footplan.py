@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .gait import clearance_floor, swing_height
+from .gait import clearance_floor, smooth01, swing_height
 from .path import pose_one
 from .terrain import Flat, Rough
 from .walker import Walker
@@ -58,11 +58,6 @@ class Steering:
         self.c, self.s = cd * c - sd * s, sd * c + cd * s
         self.tx = cd * (tx - px) - sd * (ty - py) + px
         self.ty = sd * (tx - px) + cd * (ty - py) + py
-
-
-def smooth(u: float) -> float:
-    """Scalar smoothstep, 3u^2 - 2u^3."""
-    return u * u * (3.0 - 2.0 * u)
 
 
 class FootPlanner:
@@ -134,7 +129,7 @@ class FootPlanner:
         touchdown); ``corr`` shifts the landing point (foot-placement feedback); ``rate``:
         the step rate as a share of the gait's own (the clearance arc's floor grows as it
         falls)."""
-        sig = smooth(u)
+        sig = smooth01(u)
         a, b = self.lift_from[i], self.land_at[i]
         bx, by = b[0] + corr[0], b[1] + corr[1]
         w = self.walker

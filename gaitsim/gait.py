@@ -29,6 +29,13 @@ def smoothstep(t):
     return t * t * (3.0 - 2.0 * t)
 
 
+def smooth01(u: float) -> float:
+    """``smoothstep`` for one plain float, clamped to [0, 1] first: the control loop's
+    version (numpy's per-call cost on one number is larger than the arithmetic)."""
+    u = 0.0 if u < 0.0 else (1.0 if u > 1.0 else u)
+    return u * u * (3.0 - 2.0 * u)
+
+
 def cycle_length(gait: Gait, speed_scale: float = 1.0) -> float:
     """Metres per full gait cycle at this speed scale (the stride scales, the duty does not)."""
     return gait.stride * speed_scale / gait.duty

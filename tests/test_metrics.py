@@ -20,6 +20,7 @@ from gaitsim.sim.metrics import (
     FALL_TILT_DEG,
     GRAVITY,
     VERDICTS,
+    ContactTally,
     Recorder,
     _convex_hull,
     contact_fidelity,
@@ -875,3 +876,18 @@ def test_contact_fidelity_by_hand():
     f = contact_fidelity(meas, plan, cycle=10)
     assert f["duty_by_leg"] == [pytest.approx(10 / 20)]
     assert f["touchdowns_per_stance_by_leg"] == [pytest.approx(2 / 1)]
+
+
+def test_the_running_tally_agrees_with_the_batch_figures():
+    # the env's ContactTally and summarize()'s contact_fidelity are one definition: over the
+    # same samples (every one, cycle=0) they give the same figures
+    rng = np.random.default_rng(5)
+    plan = rng.random((300, 4)) < 0.6
+    meas = plan ^ (rng.random((300, 4)) < 0.1)
+    tally = ContactTally(4)
+    for c, p in zip(meas, plan, strict=True):
+        tally.add(c.tolist(), p.tolist())
+    running, batch = tally.figures(), contact_fidelity(meas, plan)
+    assert running["duty_by_leg"] == pytest.approx(batch["duty_by_leg"])
+    assert running["touchdowns_per_stance"] == pytest.approx(batch["touchdowns_per_stance"])
+    assert running["contact_timing_error"] == pytest.approx(batch["contact_timing_error"])

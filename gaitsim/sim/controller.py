@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..footplan import FootPlanner, Steering
+from ..gait import smooth01
 from ..ik import ScalarLeg
 from ..walker import Walker
 from . import stance as load
@@ -91,11 +92,9 @@ class ControlConfig:
     attitude_damping: float = 1.0  # ... and damp its tilt rate
     motor_share: float = 0.5  # stance motors push a foot with at most this share of its load
     motor_floor: float = 0.1  # ... plus this share of the mean weight per leg
-    margin_centre: float = 0.5  # ... half stiff where the margin is 0 (the polygon's edge)
     margin_band: float = 0.1  # legs stiffen as the support margin falls through this band
     # (a share of the standing height) around zero
     swing_blend: float = 0.25  # a swing leg moves to the measured body's frame over this share
-    swing_virtual: float = 0.0  # ... keeping at least this share of the virtual body's
     reach_speed: float = 0.25  # a late foot reaches down at this share of the swing's descent
     roll_compensation: bool = True  # a held foot's centre follows its sphere's rolling
     rolling_start: bool = True  # start moving at the commanded speed
@@ -126,7 +125,7 @@ class ControlConfig:
             if not (math.isfinite(v) and v >= 0):
                 raise ValueError(f"{name} must be a number >= 0, got {v!r}")
         for name in ("track_gain", "load", "load_ramp", "min_load", "motor_share",
-                     "swing_blend", "swing_virtual"):  # fmt: skip
+                     "swing_blend"):  # fmt: skip
             v = getattr(self, name)
             if not (math.isfinite(v) and 0 <= v <= 1):
                 raise ValueError(f"{name} is a share in [0, 1], got {v!r}")
@@ -384,7 +383,7 @@ class GaitController:
         dyaw = a * wrap(heading - myaw) + wrap(myaw - heading)  # yaw_v - heading
         return (x, y, pos[2]), yawed(rot, math.cos(dyaw), math.sin(dyaw))
 
-    def _solve_legs(self, sensed, ref, ref2, targets, ahead, events):
+    def _solve_legs(self, sensed, mrot, ref, ref2, targets, ahead, events):
         """Joint targets for the end of the period, their velocity feedforward and the reach
         shortfall: each leg solved against the virtual and the measured body and blended
         (module docstring, step 3); a leg wholly in one frame is solved in that one only,
@@ -393,7 +392,7 @@ class GaitController:
         dpos = (pos2[0] - pos[0], pos2[1] - pos[1])
         vpos, vrot = self._virtual_body(sensed, pos, rot, heading)
         vpos2, vrot2 = carried(vpos, vrot, rot, rot2, dpos, pos2[2])
-        mrot, mpos = rot_from_quat(sensed.quaternion), sensed.position
+        mpos = sensed.position
         mpos2 = (mpos[0] + dpos[0], mpos[1] + dpos[1], mpos[2] + pos2[2] - pos[2])
         x, y, z, w = sensed.quaternion
         cg = self.config.catch_gain * self._stand_h
@@ -443,10 +442,9 @@ class GaitController:
         out = []
         for st, s, u in zip(plan.stance, plan.stance_progress, plan.swing_progress, strict=True):
             if st:
-                out.append(load.smooth(s / cfg.load_ramp) if cfg.load_ramp > 0 else 1.0)
+                out.append(smooth01(s / cfg.load_ramp) if cfg.load_ramp > 0 else 1.0)
             else:
-                a = 1.0 - load.smooth(u / cfg.swing_blend) if cfg.swing_blend > 0 else 0.0
-                out.append(max(a, cfg.swing_virtual))
+                out.append(1.0 - smooth01(u / cfg.swing_blend) if cfg.swing_blend > 0 else 0.0)
         return out
 
     def _gains(self) -> list[float]:
@@ -459,9 +457,10 @@ class GaitController:
             kp += (k, k, k)
         return kp
 
-    def _stance_load(self, sensed):
+    def _stance_load(self, sensed, R):
         """Joint torques that make each stance foot push down with its share of the weight
-        (J^T f on the measured joints and attitude) and the motors' force limits."""
+        (J^T f on the measured joints and attitude ``R``, row-major) and the motors' force
+        limits."""
         cfg, plan = self.config, self.planner
         weight = self._weight * cfg.load
         avail = load.availability(plan.stance, plan.stance_progress, cfg.load_ramp)
@@ -471,8 +470,7 @@ class GaitController:
                                     cfg.attitude_gain, cfg.attitude_damping)  # fmt: skip
         shares = load.load_shares(avail, arms, moment, cfg.min_load)
         margin = support_margin(sensed.com, sensed.feet, plan.stance)
-        stiff = load.stiffness_blend(margin, cfg.margin_band * self._stand_h, cfg.margin_centre)
-        R = rot_from_quat(sensed.quaternion)
+        stiff = load.stiffness_blend(margin, cfg.margin_band * self._stand_h)
         q, full = sensed.joint_positions, self._full_forces
         tau, forces = [], []
         for i, share in enumerate(shares):
@@ -508,7 +506,8 @@ class GaitController:
         ds = self._advance_distances()
         ref, ref2 = self._ref(self.s_ref), self._ref(self.s_ref + ds)
         targets, ahead, events = self._plan_feet(sensed, self._placement(sensed, ref, ref2))
-        q2, v, short = self._solve_legs(sensed, ref, ref2, targets, ahead, events)
+        mrot = rot_from_quat(sensed.quaternion)  # the measured attitude, row-major
+        q2, v, short = self._solve_legs(sensed, mrot, ref, ref2, targets, ahead, events)
         kp = self._gains()
         if joint_targets is not None:
             q2, v, kp = [float(x) for x in np.ravel(joint_targets)], None, None
@@ -516,9 +515,9 @@ class GaitController:
             q2 = [a + float(b) for a, b in zip(q2, np.ravel(joint_offsets), strict=True)]
         self.q_command = q2
         self.targets, self.shortfall = targets, short  # this step's, for callers
-        tau, forces = self._stance_load(sensed)
+        tau, forces = self._stance_load(sensed, mrot)
         self.robot.command_joint_list(q2, v, kp, forces)
-        self._physics(tau, ds)
+        self._physics(tau, ds, ref[2], ref2[2])
         self._sense(ref, targets, short)
 
     def _placement(self, sensed, ref, ref2) -> tuple[float, float]:
@@ -531,12 +530,11 @@ class GaitController:
         return (k * (lv[0] - (pos2[0] - pos[0]) / self.dt),
                 k * (lv[1] - (pos2[1] - pos[1]) / self.dt))  # fmt: skip
 
-    def _physics(self, tau, ds: float) -> None:
+    def _physics(self, tau, ds: float, heading: float, heading2: float) -> None:
         """The substeps: the torque feedforward (one substep long in PyBullet) and any body
         mode every substep."""
         body, n = self.config.body, self.substeps
-        heading = self._ref(self.s_ref)[2]
-        yaw_rate = wrap(self._ref(self.s_ref + ds)[2] - heading) / self.dt
+        yaw_rate = wrap(heading2 - heading) / self.dt  # the reference's, over the step
         for k in range(1, n + 1):
             if body != "free":
                 s = self.s_ref - ds * (1 - k / n)
@@ -586,9 +584,7 @@ class GaitController:
 
 def _swing_gain(u: float, k_stance: float, k_swing: float) -> float:
     """Position gain over a swing: stiff, then easing to the stance gain from u = 0.6 to 1."""
-    r = min(max((u - 0.6) / 0.4, 0.0), 1.0)
-    r = r * r * (3.0 - 2.0 * r)
-    return k_swing + r * (k_stance - k_swing)
+    return k_swing + smooth01((u - 0.6) / 0.4) * (k_stance - k_swing)
 
 
 def world_substeps(sim_dt: float, control_hz: float) -> int:

@@ -31,6 +31,13 @@ CONTACT_DISTANCE = 0.0  # a manifold point at this distance (m) or closer counts
 # as does one that carries a normal force: a foot hovering a millimetre above the ground
 # (inside Bullet's contact margin) does not touch it
 
+
+def is_touch(point) -> bool:
+    """Whether a ``getContactPoints`` entry is a touch: within CONTACT_DISTANCE (8: contact
+    distance) or carrying a normal force (9: normal force). The one contact rule."""
+    return point[8] <= CONTACT_DISTANCE or point[9] > 0.0
+
+
 LOAD_FLAGS = p.URDF_USE_IMPLICIT_CYLINDER | p.URDF_USE_INERTIA_FROM_FILE
 
 
@@ -306,7 +313,7 @@ class Robot:
     def _ground_contacts(self, ground_id):
         ground = self.world.ground_id if ground_id is None else ground_id
         pts = p.getContactPoints(bodyA=self.body_id, bodyB=ground, physicsClientId=self.client)
-        return [(c[3], c[8]) for c in pts if c[8] <= CONTACT_DISTANCE or c[9] > 0.0]
+        return [(c[3], c[8]) for c in pts if is_touch(c)]
 
     def foot_contacts(self, ground_id=None) -> np.ndarray:
         """Which feet (L,) touch the ground body (default: the world's ground)."""
@@ -335,7 +342,7 @@ class Robot:
         touching = {
             c[3]
             for c in p.getContactPoints(bodyA=body, bodyB=self.world.ground_id, physicsClientId=cid)
-            if c[8] <= CONTACT_DISTANCE or c[9] > 0.0
+            if is_touch(c)
         }
         # centre of mass in plain floats (numpy per link costs more than it saves here)
         m0 = self._mass_list[0]

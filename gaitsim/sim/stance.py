@@ -22,13 +22,8 @@ from __future__ import annotations
 
 import math
 
+from ..gait import smooth01
 from ..geometry import GRAVITY
-
-
-def smooth(u: float) -> float:
-    """Scalar smoothstep on [0, 1] (clamped)."""
-    u = 0.0 if u < 0.0 else (1.0 if u > 1.0 else u)
-    return u * u * (3.0 - 2.0 * u)
 
 
 def availability(stance: list[bool], progress: list[float], ramp: float,
@@ -40,7 +35,7 @@ def availability(stance: list[bool], progress: list[float], ramp: float,
         if not st:
             out.append(0.0)
         elif ramp > 0:
-            out.append(max(smooth(min(s, 1.0 - s) / ramp), floor))
+            out.append(max(smooth01(min(s, 1.0 - s) / ramp), floor))
         else:
             out.append(1.0)
     return out
@@ -136,12 +131,11 @@ def attitude_arms(quaternion, angular_velocity, height: float, gain: float,
     )
 
 
-def stiffness_blend(margin: float, band: float, centre: float = 0.5) -> float:
-    """0 (compliant) when the centre of mass is well inside the support polygon, 1 (stiff)
-    when it is outside, linear in ``margin`` over a ``band`` wide: ``centre - margin /
-    band`` clamped to [0, 1] (0.5: half stiff on the polygon's edge). No support at all
-    (-inf) is stiff."""
+def stiffness_blend(margin: float, band: float) -> float:
+    """0 (compliant) when the centre of mass is well inside the support polygon (``margin``
+    above ``band / 2``), 1 (stiff) when it is outside or on its edge by more than half the
+    band, linear in between; no support at all (-inf) is stiff."""
     if not math.isfinite(margin):
         return 1.0
-    u = centre - margin / band if band > 0 else (1.0 if margin <= 0 else 0.0)
+    u = 0.5 - margin / band if band > 0 else (1.0 if margin <= 0 else 0.0)
     return 0.0 if u < 0.0 else (1.0 if u > 1.0 else u)
