@@ -14,16 +14,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gaitsim.scenario import DEFAULT_ROUGHNESS_M, DEFAULT_SLOPE_DEG, TERRAIN_KINDS, Scenario
 from gaitsim.sim.run import cover_path
 from gaitsim.sim.world import World
-from gaitsim.terrain import Flat, Rough, Slope
+from gaitsim.terrain import Rough
 
 from .params import Param, check_param, draw
 
-TERRAINS = ("flat", "slope", "rough")
-DEFAULT_SLOPE_DEG = 10.0
-DEFAULT_ROUGHNESS = 0.02  # m, peak bump height (as `gaitsim walk --terrain rough`)
-ROUGH_FLAT_RADIUS = 0.3  # m of level ground around the start (as the CLI)
+TERRAINS = TERRAIN_KINDS  # flat, slope, rough
+DEFAULT_ROUGHNESS = DEFAULT_ROUGHNESS_M  # m, peak bump height (as `gaitsim walk --terrain rough`)
 ROUGH_CELL = 0.04  # m: 12 samples a 0.5 m wavelength; a quarter of the 2 cm grid's cells
 ROUGH_CACHE = 4  # distinct rough grids kept per env (a roughness range draws new ones)
 
@@ -111,21 +110,15 @@ class GroundSpec:
         out["friction"] = draw(self.friction, rng)
         return out
 
-    def terrain(self, params: dict) -> Flat | Slope | Rough:
-        """The terrain for drawn ``params`` (a rough one not yet laid over the paths)."""
-        if self.kind == "slope":
-            return Slope.from_degrees(params["slope_deg"], params["uphill_heading_deg"])
-        if self.kind == "rough":
-            return Rough(
-                params["roughness"],
-                wavelength=self.roughness_wavelength,
-                seed=self.terrain_seed,
-                size=1.0,
-                cell=self.terrain_cell,
-                flat_radius=ROUGH_FLAT_RADIUS,
-                flat_centre=(0.0, 0.0),
-            )
-        return Flat()
+    def scenario_kwargs(self) -> dict:
+        """The ground's fixed keywords of ``Scenario.from_env_kwargs`` (the drawn ones come
+        with each episode's parameters)."""
+        return {
+            "terrain": self.kind,
+            "roughness_wavelength": self.roughness_wavelength,
+            "terrain_seed": self.terrain_seed,
+            "terrain_cell": self.terrain_cell,
+        }
 
 
 class PathUnion:
@@ -186,9 +179,11 @@ class Arena:
             self._rough.popitem(last=False)
         return laid
 
-    def ground(self, params: dict) -> tuple[World, bool]:
-        """The World for this episode's ground, and whether it was (re)built."""
-        terrain = self._laid(self.spec.terrain(params))
+    def ground(self, scenario: Scenario) -> tuple[World, bool]:
+        """The World for this episode's ground (``scenario``'s terrain and friction), and
+        whether it was (re)built."""
+        terrain = self._laid(scenario.terrain.build())
+        friction = scenario.friction
         key = terrain
         if (
             self.world is not None
@@ -196,15 +191,15 @@ class Arena:
             and key == self._key
             and reusable(terrain)
         ):
-            if self.world.friction != params["friction"]:
-                self.world.set_friction(params["friction"])  # no rebuild for a new friction
+            if self.world.friction != friction:
+                self.world.set_friction(friction)  # no rebuild for a new friction
             return self.world, False
         self.close()  # one GUI at a time; free the old client before the new one
         self.world = World(
             terrain,
             gui=self.gui,
             time_step=1.0 / self.sim_hz,
-            friction=params["friction"],
+            friction=friction,
             solver_iterations=self.solver_iterations,
         )
         self.terrain = terrain

@@ -15,13 +15,8 @@ import json
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-CONDITIONS = {
-    "flat": {},
-    "slope +10 deg": {"terrain": ("slope", 10.0)},
-    "slope -10 deg": {"terrain": ("slope", -10.0)},
-    "rough +/-2 cm": {"terrain": ("rough", 0.02)},
-    "turn r = 1 m": {"turn_radius": 1.0},
-}
+from gaitsim.report import CONDITIONS  # the report's conditions: one scenario each
+
 WALKERS = {
     "fox": "free",
     "hound": "free",
@@ -33,19 +28,11 @@ WALKERS = {
 
 
 def run_cell(cell):
-    from gaitsim import Rough, Slope
-    from gaitsim.sim.controller import ControlConfig
-    from gaitsim.sim.run import simulate
+    """One walker (with the given body) on one condition: the figures the tables show."""
+    from gaitsim.report import condition_scenario
 
     walker, body, cond, seconds = cell
-    kw = dict(CONDITIONS[cond])
-    kind = kw.pop("terrain", None)
-    if kind is not None:
-        name, value = kind
-        kw["terrain"] = (
-            Slope.from_degrees(value) if name == "slope" else Rough(value, seed=1, flat_radius=0.3)
-        )
-    s = simulate(walker, seconds=seconds, config=ControlConfig(body=body), **kw).summary
+    s = condition_scenario(walker, cond, seconds, body=body).simulate().figures
     keep = (
         "verdict",
         "verdict_reason",
@@ -64,7 +51,7 @@ def run_cell(cell):
         "cost_of_transport",
         "assist_mean_force_per_weight",
     )
-    return walker, body, cond, {k: s.get(k) for k in keep}
+    return walker, body, cond, {k: getattr(s, k) for k in keep}
 
 
 def cells(seconds):

@@ -29,6 +29,13 @@ from .catalog import (
     load_catalog,
     write_error,
 )
+from .scenario import (
+    DEFAULT_ROUGHNESS_M,
+    DEFAULT_SIM_HZ,
+    DEFAULT_SLOPE_DEG,
+    Scenario,
+    TerrainSpec,
+)
 
 
 class UsageError(GaitsimError):
@@ -258,9 +265,9 @@ def cmd_urdf(args) -> int:
     return 0
 
 
-SIM_HZ = 240.0  # physics rate of `gaitsim walk`; --control-hz must divide it
-WALK_DEFAULT_SLOPE_DEG = 10.0
-WALK_DEFAULT_ROUGHNESS_M = 0.02
+SIM_HZ = DEFAULT_SIM_HZ  # physics rate of `gaitsim walk`; --control-hz must divide it
+WALK_DEFAULT_SLOPE_DEG = DEFAULT_SLOPE_DEG
+WALK_DEFAULT_ROUGHNESS_M = DEFAULT_ROUGHNESS_M
 VIDEO_FPS = 30.0
 PROGRESS_EVERY = 10  # control steps between progress-bar updates
 
@@ -270,49 +277,6 @@ def _finite(value: float, flag: str, *, positive: bool = False) -> float:
         need = "a number > 0" if positive else "a finite number"
         raise UsageError(f"{flag} must be {need}, got {value!r}")
     return value
-
-
-def _walk_terrain(args):
-    """The terrain object for the walk flags; terrain-specific flags need their terrain."""
-    from .terrain import Flat, Rough, Slope
-
-    only = {
-        "--slope-deg": (args.slope_deg, "slope"),
-        "--uphill-heading-deg": (args.uphill_heading_deg, "slope"),
-        "--roughness": (args.roughness, "rough"),
-        "--roughness-wavelength": (args.roughness_wavelength, "rough"),
-        "--seed": (args.seed, "rough"),
-    }
-    for flag, (value, terrain) in only.items():
-        if value is not None and args.terrain != terrain:
-            raise UsageError(
-                f"{flag} applies only to --terrain {terrain}, not --terrain {args.terrain}; "
-                f"add --terrain {terrain} or drop {flag}"
-            )
-    if args.terrain == "slope":
-        deg = WALK_DEFAULT_SLOPE_DEG if args.slope_deg is None else args.slope_deg
-        heading = 0.0 if args.uphill_heading_deg is None else args.uphill_heading_deg
-        _finite(heading, "--uphill-heading-deg")
-        if not (math.isfinite(deg) and abs(deg) < 80):
-            raise UsageError(f"--slope-deg must be between -80 and 80 degrees, got {deg!r}")
-        return Slope.from_degrees(deg, heading)
-    if args.terrain == "rough":
-        m = WALK_DEFAULT_ROUGHNESS_M if args.roughness is None else args.roughness
-        if not (math.isfinite(m) and m > 0):
-            raise UsageError(
-                f"--roughness must be > 0 metres (the peak bump height, e.g. 0.02), got {m!r}; "
-                "for level ground use --terrain flat"
-            )
-        kw = {"seed": 0 if args.seed is None else args.seed, "flat_radius": 0.3}
-        if args.roughness_wavelength is not None:
-            w = _finite(args.roughness_wavelength, "--roughness-wavelength", positive=True)
-            if w <= 0.04:
-                raise UsageError(
-                    f"--roughness-wavelength must exceed 0.04 m (two heightfield cells), got {w!r}"
-                )
-            kw["wavelength"] = w
-        return Rough(m, **kw)
-    return Flat()
 
 
 def _json_safe(x):
@@ -338,65 +302,66 @@ def _fmt(value, spec: str = ".3f", unit: str = "") -> str:
     return f"{value:{spec}}{unit}"
 
 
-def _walk_table(s: dict) -> str:
+def _walk_table(s) -> str:
+    """The run summary (a RunSummary) as a two-column table."""
     rows = [
-        ["walker", s["walker"]],
-        ["terrain", s["terrain"]],
-        ["path", s["path"]],
-        ["body / distance source", f"{s['body']} / {s['distance_source']}"],
-        ["simulated s", _fmt(s["simulated_s"], ".2f")],
-        ["distance m", _fmt(s["distance_m"])],
-        ["speed m/s", _fmt(s["speed_m_s"])],
-        ["commanded speed m/s", _fmt(s["commanded_speed_m_s"])],
-        ["speed ratio", _fmt(s["speed_ratio"], ".2f")],
-        ["heading error deg (mean)", _fmt(s["heading_error_deg"], ".2f")],
-        ["slip mm per stance", _fmt(s["slip_mm_per_stance"], ".2f")],
-        ["stances", s["stances"]],
-        ["max reach shortfall m", _fmt(s["max_shortfall_m"], ".4f")],
-        ["foot tracking error mm", _fmt(s["foot_tracking_error_mm"], ".1f")],
-        ["min support margin m", _fmt(s["min_support_margin_m"])],
+        ["walker", s.walker],
+        ["terrain", s.terrain],
+        ["path", s.path],
+        ["body / distance source", f"{s.body} / {s.distance_source}"],
+        ["simulated s", _fmt(s.simulated_s, ".2f")],
+        ["distance m", _fmt(s.distance_m)],
+        ["speed m/s", _fmt(s.speed_m_s)],
+        ["commanded speed m/s", _fmt(s.commanded_speed_m_s)],
+        ["speed ratio", _fmt(s.speed_ratio, ".2f")],
+        ["heading error deg (mean)", _fmt(s.heading_error_deg, ".2f")],
+        ["slip mm per stance", _fmt(s.slip_mm_per_stance, ".2f")],
+        ["stances", s.stances],
+        ["max reach shortfall m", _fmt(s.max_shortfall_m, ".4f")],
+        ["foot tracking error mm", _fmt(s.foot_tracking_error_mm, ".1f")],
+        ["min support margin m", _fmt(s.min_support_margin_m)],
         [
             "max roll / pitch deg",
-            f"{_fmt(s['max_roll_deg'], '.1f')} / {_fmt(s['max_pitch_deg'], '.1f')}",
+            f"{_fmt(s.max_roll_deg, '.1f')} / {_fmt(s.max_pitch_deg, '.1f')}",
         ],
-        ["cost of transport", _fmt(s["cost_of_transport"], ".2f")],
+        ["cost of transport", _fmt(s.cost_of_transport, ".2f")],
     ]
-    if "assist_mean_force_per_weight" in s:
-        rows.append(["assist force / weight", _fmt(s["assist_mean_force_per_weight"], ".3f")])
-    duty = s.get("duty_by_leg") or []
+    if s.assist_mean_force_per_weight is not None:  # a run with the body assist
+        rows.append(["assist force / weight", _fmt(s.assist_mean_force_per_weight, ".3f")])
+    duty = s.duty_by_leg or []
     rows.append(["measured duty by leg", " ".join(_fmt(d, ".2f") for d in duty)])
-    rows.append(["catalog duty", _fmt(s.get("catalog_duty"), ".2f")])
-    rows.append(["touchdowns per stance", _fmt(s.get("touchdowns_per_stance"), ".2f")])
-    rows.append(["contact timing error", _fmt(s.get("contact_timing_error"), ".3f")])
-    fell = s["fell"]
-    rows.append(["fell", f"YES after {_fmt(s['time_to_fall_s'], '.2f')} s" if fell else "no"])
-    rows.append(["verdict", f"{s['verdict']}: {s['verdict_reason']}"])
+    rows.append(["catalog duty", _fmt(s.catalog_duty, ".2f")])
+    rows.append(["touchdowns per stance", _fmt(s.touchdowns_per_stance, ".2f")])
+    rows.append(["contact timing error", _fmt(s.contact_timing_error, ".3f")])
+    fell = s.fell
+    rows.append(["fell", f"YES after {_fmt(s.time_to_fall_s, '.2f')} s" if fell else "no"])
+    rows.append(["verdict", f"{s.verdict}: {s.verdict_reason}"])
     return _table(rows, ["metric", "value"])
 
 
 def cmd_walk(args) -> int:
     # -- flags first: nothing below imports pybullet until the input is known to be good
-    terrain, yaw_rate, video = _walk_flags(args)
+    video = _walk_flags(args)
     entry = _walk_entry(args)
-    config, n_steps = _walk_config(args, entry, video)
-    summary, recorder = _walk_run(args, entry, terrain, yaw_rate, config, n_steps, video)
+    scenario, n_steps = _walk_scenario(args, entry, video)
+    summary, recorder = _walk_run(args, scenario, n_steps, video)
     if video is not None and recorder is not None:
         _save_video(args, video, recorder)
     if args.json:
-        print(json.dumps(_json_safe(summary), indent=2, allow_nan=False))
+        print(json.dumps(_json_safe(summary.to_dict()), indent=2, allow_nan=False))
     else:
         print(_walk_table(summary))
-        if summary["verdict"] != "walked":
+        if not summary.walked:
             print(
-                f"\n{entry.name} did not walk: {summary['verdict']} ({summary['verdict_reason']})"
+                f"\n{entry.name} did not walk: {summary.verdict} ({summary.verdict_reason})"
                 "; exit code 1"
             )
-    return 0 if summary["verdict"] == "walked" else 1
+    return 0 if summary.walked else 1
 
 
 def _walk_flags(args):
-    """The walk's terrain, yaw rate (rad/s or None) and video path (or None), checked."""
-    terrain = _walk_terrain(args)
+    """Check the walk's flags (the terrain's first); the video path (or None)."""
+    TerrainSpec.from_cli(args)  # raises for a terrain flag that does not fit
     _check_speed_scale(args.speed_scale)
     _finite(args.seconds, "--seconds", positive=True)
     if args.seconds > MAX_RUN_SECONDS:
@@ -411,9 +376,10 @@ def _walk_flags(args):
         )
     if args.turn_radius is not None and math.isnan(args.turn_radius):
         raise UsageError("--turn-radius must be a number of metres (0 turns in place)")
-    yaw_rate = None
     if args.yaw_rate_deg is not None:
-        yaw_rate = math.radians(_finite(args.yaw_rate_deg, "--yaw-rate-deg"))
+        _finite(args.yaw_rate_deg, "--yaw-rate-deg")
+    if args.episode_seed is not None and args.episode_seed < 0:
+        raise UsageError(f"--episode-seed must be a whole number >= 0, got {args.episode_seed}")
     video = Path(args.video) if args.video else None
     if video is not None:
         if video.suffix.lower() not in (".mp4", ".gif"):
@@ -423,7 +389,7 @@ def _walk_flags(args):
         folder = next(d for d in [video.absolute().parent, *video.absolute().parents] if d.exists())
         if not folder.is_dir() or not os.access(folder, os.W_OK):
             raise UsageError(f"--video {video}: cannot write into {folder}")
-    return terrain, yaw_rate, video
+    return video
 
 
 def _walk_entry(args):
@@ -439,10 +405,9 @@ def _walk_entry(args):
     return entry
 
 
-def _walk_config(args, entry, video):
-    """The controller settings and the run's control-step count, checked."""
-    from .sim.controller import ControlConfig, world_substeps
-    from .sim.run import default_body
+def _walk_scenario(args, entry, video):
+    """The run's Scenario and its control-step count, checked."""
+    from .sim.controller import world_substeps
     from .sim.video import VideoError, check_format
 
     try:
@@ -460,24 +425,19 @@ def _walk_config(args, entry, video):
             check_format(video)
         except VideoError as exc:
             raise UsageError(f"--video {video.name}: {exc}") from None
-    body = default_body(entry) if args.body == "auto" else args.body
-    config = ControlConfig(
-        body=body, distance_source=args.distance_source, control_hz=args.control_hz
-    )
-    return config, n_steps
+    return Scenario.from_cli(args, entry), n_steps
 
 
-def _walk_run(args, entry, terrain, yaw_rate, config, n_steps, video):
-    """Run the walk with a progress bar (and video frames); its summary and recorder."""
+def _walk_run(args, scenario, n_steps, video):
+    """Run the walk with a progress bar (and video frames); its RunSummary and recorder."""
     from tqdm import tqdm
 
-    from .sim.run import simulate
     from .sim.video import VideoRecorder, frame_interval
     from .sim.world import DisplayError
 
     bar = tqdm(
         total=n_steps,
-        desc=f"walk {entry.name}" + (" + video" if video else ""),
+        desc=f"walk {scenario.entry.name}" + (" + video" if video else ""),
         unit="step",
         disable=args.quiet,
         file=sys.stderr,
@@ -500,20 +460,7 @@ def _walk_run(args, entry, terrain, yaw_rate, config, n_steps, video):
             state["shown"] = k
 
     try:
-        result = simulate(
-            entry,
-            terrain=terrain,
-            speed_scale=args.speed_scale,
-            turn_radius=args.turn_radius,
-            yaw_rate=yaw_rate,
-            seconds=args.seconds,
-            config=config,
-            sim_hz=SIM_HZ,
-            friction=args.friction,
-            gui=args.gui,
-            on_step=on_step,
-            walker_options={"swing": args.swing},
-        )
+        result = scenario.simulate(gui=args.gui, on_step=on_step)
     except DisplayError as exc:
         raise UsageError(
             f"--gui needs a display: {exc}. Drop --gui (--video FILE.gif records the run "
@@ -521,7 +468,7 @@ def _walk_run(args, entry, terrain, yaw_rate, config, n_steps, video):
         ) from None
     finally:
         bar.close()
-    return result.summary, state["recorder"]
+    return result.figures, state["recorder"]
 
 
 def _save_video(args, video, recorder) -> None:
@@ -614,24 +561,46 @@ def cmd_report(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``gaitsim`` argument parser: one sub-command per ``cmd_*`` function."""
     parser = argparse.ArgumentParser(
         prog="gaitsim",
         description="Procedural walk cycles (Gaitkit catalogs) as kinematics, URDF and physics.",
     )
     parser.add_argument("--version", action="version", version=f"gaitsim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = (  # name, help and description, what it runs, its own arguments
+        ("catalog", "list the walkers in a catalog", cmd_catalog, _catalog_args),
+        ("validate", "run the walk test (and its variants) on every walker", cmd_validate,
+         _validate_args),
+        ("clip", "bake one flat gait cycle of joint angles for other engines", cmd_clip,
+         _clip_args),
+        ("urdf", "write one URDF per walker", cmd_urdf, _urdf_args),
+        ("walk", "walk one walker in PyBullet and print its run summary (exit 1 if it fell)",
+         cmd_walk, _walk_args),
+        ("sweep", "run a sweep (walkers x parameter x seeds) on a process pool or Ray",
+         cmd_sweep, _sweep_args),
+        ("report", "the main job: walk test, URDFs, physics runs, report folder", cmd_report,
+         _report_args),
+    )  # fmt: skip
+    for name, help_, func, add_args in commands:
+        add_args(_command(sub, name, help_, func))
+    return parser
 
-    def add(name, help_, func):
-        p = sub.add_parser(name, help=help_, description=help_)
-        p.set_defaults(func=func)
-        p.add_argument("--catalog", metavar="FILE", help="catalog JSON (default: built-in)")
-        p.add_argument("-q", "--quiet", action="store_true", help="no progress or notes")
-        return p
 
-    p = add("catalog", "list the walkers in a catalog", cmd_catalog)
+def _command(sub, name: str, help_: str, func) -> argparse.ArgumentParser:
+    """A sub-command running ``func``, with the options every command has (--catalog, -q)."""
+    p = sub.add_parser(name, help=help_, description=help_)
+    p.set_defaults(func=func)
+    p.add_argument("--catalog", metavar="FILE", help="catalog JSON (default: built-in)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress or notes")
+    return p
+
+
+def _catalog_args(p) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
-    p = add("validate", "run the walk test (and its variants) on every walker", cmd_validate)
+
+def _validate_args(p) -> None:
     p.add_argument(
         "--json",
         action="store_true",
@@ -652,13 +621,15 @@ def build_parser() -> argparse.ArgumentParser:
         "targets, which slide on tight turns",
     )
 
-    p = add("clip", "bake one flat gait cycle of joint angles for other engines", cmd_clip)
+
+def _clip_args(p) -> None:
     p.add_argument("walker", help="walker name in the catalog")
     p.add_argument("--out", required=True, metavar="FILE", help="output .csv, .json or .npz")
     p.add_argument("--samples", type=int, default=120, help="samples per cycle (default 120)")
     p.add_argument("--speed-scale", type=float, default=1.0, help="stride scale (default 1)")
 
-    p = add("urdf", "write one URDF per walker", cmd_urdf)
+
+def _urdf_args(p) -> None:
     p.add_argument(
         "--out",
         default=URDF_DEFAULT_OUT,
@@ -667,12 +638,66 @@ def build_parser() -> argparse.ArgumentParser:
         "folder is regenerated only on request: --out urdf)",
     )
 
-    p = add(
-        "walk",
-        "walk one walker in PyBullet and print its run summary (exit 1 if it fell)",
-        cmd_walk,
-    )
+
+def _walk_args(p) -> None:
     p.add_argument("walker", help="walker name in the catalog (see `gaitsim catalog`)")
+    _scenario_args(p)
+    p.add_argument("--gui", action="store_true", help="show the PyBullet window (needs a display)")
+    p.add_argument(
+        "--video",
+        metavar="FILE",
+        help='record a headless .gif, or .mp4 (needs pip install "gaitsim[video]")',
+    )
+    p.add_argument("--json", action="store_true", help="print every summary metric as JSON")
+
+
+def _scenario_args(p) -> None:
+    """The flags a run's Scenario is made from (``Scenario.from_cli`` reads them)."""
+    _terrain_args(p)
+    p.add_argument(
+        "--speed-scale", type=float, default=1.0, metavar="S", help="stride scale (default 1)"
+    )
+    p.add_argument(
+        "--turn-radius",
+        type=float,
+        metavar="R",
+        help="walk an arc of R metres (positive turns left; 0 turns in place)",
+    )
+    p.add_argument(
+        "--yaw-rate-deg",
+        type=float,
+        metavar="W",
+        help="turn at W degrees per second (instead of --turn-radius)",
+    )
+    p.add_argument(
+        "--seconds", type=float, default=20.0, metavar="T", help="simulated seconds (default 20)"
+    )
+    _body_args(p)
+    p.add_argument(
+        "--control-hz",
+        type=float,
+        default=60.0,
+        metavar="HZ",
+        help=f"control rate; must divide the {SIM_HZ:g} Hz physics rate (default 60)",
+    )
+    p.add_argument(
+        "--friction",
+        type=float,
+        default=1.0,
+        metavar="MU",
+        help="foot-ground friction coefficient (default 1)",
+    )
+    p.add_argument(
+        "--episode-seed",
+        type=int,
+        metavar="N",
+        help="draw the start point in the gait cycle and the friction (x U(0.9, 1.1)) from "
+        "seed N, as a sweep's seed N does (default: start at 0 with --friction)",
+    )
+
+
+def _terrain_args(p) -> None:
+    """--terrain and the flags of each terrain kind."""
     p.add_argument(
         "--terrain",
         choices=["flat", "slope", "rough"],
@@ -706,24 +731,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=int, metavar="N", help="rough terrain seed (--terrain rough; default 0)"
     )
-    p.add_argument(
-        "--speed-scale", type=float, default=1.0, metavar="S", help="stride scale (default 1)"
-    )
-    p.add_argument(
-        "--turn-radius",
-        type=float,
-        metavar="R",
-        help="walk an arc of R metres (positive turns left; 0 turns in place)",
-    )
-    p.add_argument(
-        "--yaw-rate-deg",
-        type=float,
-        metavar="W",
-        help="turn at W degrees per second (instead of --turn-radius)",
-    )
-    p.add_argument(
-        "--seconds", type=float, default=20.0, metavar="T", help="simulated seconds (default 20)"
-    )
+
+
+def _body_args(p) -> None:
+    """--body, --swing and --distance-source: how the body and the gait are driven."""
     p.add_argument(
         "--body",
         choices=["auto", "free", "assist", "kinematic"],
@@ -747,30 +758,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="command",
         help="what drives the gait: the commanded speed (default) or the body's measured progress",
     )
-    p.add_argument(
-        "--control-hz",
-        type=float,
-        default=60.0,
-        metavar="HZ",
-        help=f"control rate; must divide the {SIM_HZ:g} Hz physics rate (default 60)",
-    )
-    p.add_argument(
-        "--friction",
-        type=float,
-        default=1.0,
-        metavar="MU",
-        help="foot-ground friction coefficient (default 1)",
-    )
-    p.add_argument("--gui", action="store_true", help="show the PyBullet window (needs a display)")
-    p.add_argument(
-        "--video",
-        metavar="FILE",
-        help='record a headless .gif, or .mp4 (needs pip install "gaitsim[video]")',
-    )
-    p.add_argument("--json", action="store_true", help="print every summary metric as JSON")
-    p = add(
-        "sweep", "run a sweep (walkers x parameter x seeds) on a process pool or Ray", cmd_sweep
-    )
+
+
+def _sweep_args(p) -> None:
     p.add_argument(
         "definition",
         help="sweep TOML file, or a built-in sweep: speed, slope, turn, rough",
@@ -788,14 +778,14 @@ def build_parser() -> argparse.ArgumentParser:
         "reuse a folder for a changed definition or catalog)",
     )
 
-    p = add("report", "the main job: walk test, URDFs, physics runs, report folder", cmd_report)
+
+def _report_args(p) -> None:
     p.add_argument("--out", default="report", metavar="DIR", help="report folder (default report)")
     p.add_argument(
         "--seconds", type=float, default=20.0, help="simulated s per run (default 20, as in README)"
     )
     p.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--full", action="store_true", help="also run the full sweeps (long)")
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from .catalog import atomic_write_text, gait_pattern, load_catalog
 
+# each condition: Scenario.make keywords (rough ground of seed ROUGH_SEED)
 CONDITIONS = {
     "flat": {},
     "slope +10 deg": {"slope_deg": 10.0},
@@ -24,6 +25,7 @@ CONDITIONS = {
     "turn r = 1 m": {"turn_radius": 1.0},
 }
 SECONDS = 20.0  # simulated seconds per cell, as in the README's walking table
+ROUGH_SEED = 1  # the rough condition's ground
 
 
 class Report(NamedTuple):
@@ -34,22 +36,23 @@ class Report(NamedTuple):
     walk_test_failed: list
 
 
-def _run_condition(args):
-    """Worker: one walker on one condition; the summary and the first cycles' contacts."""
-    walker, cond, seconds, catalog_path = args
-    from .sim.controller import ControlConfig
-    from .sim.run import default_body, simulate
-    from .terrain import Rough, Slope
+def condition_scenario(entry, cond: str, seconds: float, **settings):
+    """The Scenario of ``entry`` on condition ``cond`` (a CONDITIONS key) for ``seconds``,
+    with the default body (assist for bipeds and duty < 0.5) unless ``settings`` say."""
+    from .scenario import Scenario
 
-    cat = load_catalog(catalog_path)
-    entry = cat[walker]
-    kw = dict(CONDITIONS[cond])
-    if "slope_deg" in kw:
-        kw["terrain"] = Slope.from_degrees(kw.pop("slope_deg"))
-    if "roughness" in kw:
-        kw["terrain"] = Rough(kw.pop("roughness"), seed=1, flat_radius=0.3)
-    body = default_body(entry)
-    r = simulate(entry, seconds=seconds, config=ControlConfig(body=body), **kw)
+    return Scenario.make(
+        entry, seconds=seconds, rough_seed=ROUGH_SEED, **CONDITIONS[cond], **settings
+    )
+
+
+def _run_condition(args):
+    """Worker: one walker on one condition; its body, RunSummary and the first cycles'
+    contacts."""
+    walker, cond, seconds, catalog_path = args
+    entry = load_catalog(catalog_path)[walker]
+    scenario = condition_scenario(entry, cond, seconds)
+    r = scenario.simulate()
     rec = r.record
     cycles = 2 * entry.gait.cycle / entry.gait.clip_speed
     n = min(len(rec["t"]), math.ceil(cycles / r.dt) + 1)
@@ -58,7 +61,7 @@ def _run_condition(args):
         "planned": rec["planned_stance"][:n].tolist(),
         "measured": rec["contacts"][:n].tolist(),
     }
-    return walker, cond, body, r.summary, trace
+    return walker, cond, scenario.body, r.figures, trace
 
 
 def _fmt(v, spec=".2f"):
@@ -170,20 +173,22 @@ def _physics_section(cat, catalog, seconds, workers, progress, out: Path) -> lis
         png = out / "plots" / f"gait_{w}.png"
         p = gait_diagram(legs, tr["t"], tr["planned"], tr["measured"], png, w)
         lines.append(f"![{w}](plots/{p.name})")
-    rows = [{"walker": w, "condition": c, "body": b, **s} for (w, c), (b, s) in table.items()]
+    rows = [
+        {"walker": w, "condition": c, "body": b, **s.to_dict()} for (w, c), (b, s) in table.items()
+    ]
     atomic_write_text(
         out / "physics.json", json.dumps(rows, indent=1, default=lambda x: None) + "\n"
     )
     return lines
 
 
-def _cell(s: dict) -> str:
-    """One physics cell: the verdict (and its reason unless walked), speed ratio, slip,
-    shortfall."""
-    outcome = "walked" if s["verdict"] == "walked" else f"**{s['verdict']}**: {s['verdict_reason']}"
+def _cell(s) -> str:
+    """One physics cell (a RunSummary): the verdict (and its reason unless walked), speed
+    ratio, slip, shortfall."""
+    outcome = "walked" if s.walked else f"**{s.verdict}**: {s.verdict_reason}"
     return (
-        f"{outcome}, {_fmt(s['speed_ratio'])}, {_fmt(s['slip_mm_per_stance'], '.1f')}, "
-        f"{_fmt(s['max_shortfall_m'] * 1000, '.0f')}"
+        f"{outcome}, {_fmt(s.speed_ratio)}, {_fmt(s.slip_mm_per_stance, '.1f')}, "
+        f"{_fmt(s.max_shortfall_m * 1000, '.0f')}"
     )
 
 
@@ -228,9 +233,9 @@ def _fidelity_table(cat, table) -> list[str]:
     ]
     for w, e in cat.items():
         _, s = table[(w, "flat")]
-        duty = " ".join(_fmt(d) for d in s["duty_by_leg"])
+        duty = " ".join(_fmt(d) for d in s.duty_by_leg)
         lines.append(
-            f"| {w} | {e.gait.duty:.2f} | {duty} | {_fmt(s['touchdowns_per_stance'])} | "
-            f"{_fmt(s['contact_timing_error'], '.3f')} |"
+            f"| {w} | {e.gait.duty:.2f} | {duty} | {_fmt(s.touchdowns_per_stance)} | "
+            f"{_fmt(s.contact_timing_error, '.3f')} |"
         )
     return lines

@@ -23,6 +23,10 @@ keys that ``simulate()`` does not take, empty or repeated values). The walkers' 
 entries travel with the sweep to every worker (a custom ``--catalog`` is what runs), and the
 output folder's ``sweep.json`` records the definition's and the catalog's hashes, so a
 resume with a different definition or catalog is refused instead of mixing results.
+
+A cell runs ``Scenario.from_sweep_cell(sweep, cell)``: the scenario that
+``gaitsim walk NAME --catalog FILE --episode-seed SEED`` (with the swept setting's flag)
+runs too, so a row can be reproduced from the command line.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from typing import Any
 from .catalog import (
     Catalog,
     CatalogError,
+    Entry,
     GaitsimError,
     WriteError,
     atomic_write_text,
@@ -163,6 +168,11 @@ class Sweep:
         }
         text = json.dumps(data, sort_keys=True, default=repr)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def entry(self, walker: str) -> Entry:
+        """The catalog entry the sweep runs for ``walker`` (the one it carries, never a
+        built-in looked up by name; see :func:`sweep_catalog`)."""
+        return sweep_catalog(self)[walker]
 
 
 @dataclass(frozen=True)
@@ -279,25 +289,47 @@ def parse_sweep(data: dict, *, label: str = "sweep", catalog=None) -> Sweep:
                 f"{label}: unknown key {key!r}{_did_you_mean(str(key), DEFINITION_KEYS)} "
                 f"(keys: {', '.join(DEFINITION_KEYS)})"
             )
-
-    def need(key, kind, what):
-        if key not in data:
-            raise SweepError(f"{label}: '{key}' is missing; add {what}")
-        if not isinstance(data[key], kind):
-            raise SweepError(f"{label}: '{key}' must be {what}, got {data[key]!r}")
-        return data[key]
-
-    name = need("name", str, "a name string")
+    name = _need(data, "name", str, "a name string", label)
     try:  # the name becomes a folder (sweeps/<name>) and plot file names
         check_name(name, f"{label}: 'name'", "sweep name")
     except CatalogError as exc:
         raise SweepError(str(exc)) from None
-    parameter = need("parameter", str, f"one of {', '.join(PARAMETERS)}")
+    parameter = _need(data, "parameter", str, f"one of {', '.join(PARAMETERS)}", label)
     if parameter not in PARAMETERS:
         raise SweepError(
             f"{label}: parameter {parameter!r} is not sweepable; use one of {', '.join(PARAMETERS)}"
         )
-    values = need("values", list, "a non-empty list of values")
+    values = _parse_values(data, parameter, label)
+    cat = catalog if catalog is not None else load_catalog()
+    walkers = _parse_walkers(data, cat, label)
+    seeds, seconds, description, base = _parse_settings(data, parameter, label)
+    text = dumps_catalog(Catalog([cat[w] for w in walkers]))
+    return Sweep(
+        name,
+        parameter,
+        tuple(values),
+        tuple(walkers),
+        seeds,
+        float(seconds),
+        description,
+        dict(base),
+        catalog_json=text,
+        catalog_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    )
+
+
+def _need(data: dict, key: str, kind, what: str, label: str):
+    """A required key of the definition, of type ``kind`` (``what`` says what it holds)."""
+    if key not in data:
+        raise SweepError(f"{label}: '{key}' is missing; add {what}")
+    if not isinstance(data[key], kind):
+        raise SweepError(f"{label}: '{key}' must be {what}, got {data[key]!r}")
+    return data[key]
+
+
+def _parse_values(data: dict, parameter: str, label: str) -> list:
+    """The swept values: a non-empty list, each valid for ``parameter`` and listed once."""
+    values = _need(data, "values", list, "a non-empty list of values", label)
     if not values:
         raise SweepError(f"{label}: 'values' is empty; list at least one value")
     seen: dict[tuple, Any] = {}
@@ -309,7 +341,12 @@ def parse_sweep(data: dict, *, label: str = "sweep", catalog=None) -> Sweep:
                 "list each value once (use 'seeds' for repeats)"
             )
         seen[_same_value(v)] = v
-    cat = catalog if catalog is not None else load_catalog()
+    return values
+
+
+def _parse_walkers(data: dict, cat: Catalog, label: str) -> list[str]:
+    """The walker names: "all" (every walker of ``cat``) or a list of names in ``cat``,
+    each listed once."""
     walkers = data.get("walkers", "all")
     if walkers == "all":
         walkers = list(cat)
@@ -323,6 +360,11 @@ def parse_sweep(data: dict, *, label: str = "sweep", catalog=None) -> Sweep:
     unknown = [w for w in walkers if w not in cat]
     if unknown:
         raise SweepError(f"{label}: unknown walkers {unknown}; choose from {', '.join(cat)}")
+    return walkers
+
+
+def _parse_settings(data: dict, parameter: str, label: str) -> tuple[int, Any, str, dict]:
+    """The optional keys: seeds, seconds, description and the [base] table (checked)."""
     seeds = data.get("seeds", 3)
     if not isinstance(seeds, int) or isinstance(seeds, bool) or not 1 <= seeds <= MAX_SEEDS:
         raise SweepError(
@@ -340,19 +382,13 @@ def parse_sweep(data: dict, *, label: str = "sweep", catalog=None) -> Sweep:
     if not isinstance(base, dict):
         raise SweepError(f"{label}: [base] must be a table of simulate() settings")
     _check_base(base, parameter, label)
-    text = dumps_catalog(Catalog([cat[w] for w in walkers]))
-    return Sweep(
-        name,
-        parameter,
-        tuple(values),
-        tuple(walkers),
-        seeds,
-        float(seconds),
-        description,
-        dict(base),
-        catalog_json=text,
-        catalog_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
-    )
+    from .scenario import ScenarioError, base_settings
+
+    try:  # every [base] key must be a setting a cell's Scenario holds
+        base_settings(base)
+    except ScenarioError as exc:
+        raise SweepError(f"{label}: {exc}") from None
+    return seeds, seconds, description, base
 
 
 def _check_value(parameter: str, v, label: str) -> None:
@@ -400,57 +436,22 @@ def sweep_catalog(sweep: Sweep) -> Catalog:
     return cat
 
 
-def simulate_kwargs(sweep: Sweep, cell: Cell) -> dict:
-    """The simulate() arguments of one cell."""
-    from .terrain import Rough, Slope
-
-    base = dict(sweep.base)
-    kw: dict = {"seconds": sweep.seconds, "seed": cell.seed}
-    body = base.pop("body", "auto")
-    if body == "auto":
-        from .sim.run import default_body
-
-        body = default_body(sweep_catalog(sweep)[cell.walker])
-    source = base.pop("distance_source", "command")
-    kw["config_kwargs"] = {"body": body, "distance_source": source}
-    swing = base.pop("swing", None)
-    if swing is not None:
-        kw["walker_options"] = {**base.pop("walker_options", {}), "swing": swing}
-    kw.update(base)
-    p, v = sweep.parameter, cell.value
-    if p == "speed_scale":
-        kw["speed_scale"] = float(v)
-    elif p == "slope_deg":
-        kw["terrain"] = Slope.from_degrees(float(v))
-    elif p == "turn":
-        kw["turn_radius"] = None if v == "straight" else 0.0 if v == "in_place" else float(v)
-    elif p == "roughness":
-        if v > 0:
-            kw["terrain"] = Rough(float(v), seed=cell.seed, flat_radius=0.3)
-    elif p == "friction":
-        kw["friction"] = float(v)
-    return kw
-
-
 def run_cell(sweep: Sweep, cell: Cell) -> dict:
-    """Run one episode and return its results row."""
-    from .sim.controller import ControlConfig
-    from .sim.run import simulate
+    """Run one episode (``Scenario.from_sweep_cell``) and return its results row."""
+    from .scenario import Scenario
 
-    kw = simulate_kwargs(sweep, cell)
-    config = ControlConfig(**kw.pop("config_kwargs"))
-    entry = sweep_catalog(sweep)[cell.walker]  # the sweep's entry, never a built-in by name
-    summary = simulate(entry, config=config, **kw).summary
+    scenario = Scenario.from_sweep_cell(sweep, cell)
+    summary = scenario.simulate().figures
     row = {
         "sweep": sweep.name,
         "walker": cell.walker,
         "parameter": sweep.parameter,
         "value": cell.value,
         "seed": cell.seed,
-        "body": config.body,
+        "body": scenario.body,
         "seconds": sweep.seconds,
     }
-    row.update({m: summary.get(m) for m in METRICS})
+    row.update({m: getattr(summary, m) for m in METRICS})
     return row
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from gaitsim.scenario import Scenario
 from gaitsim.sim.metrics import VERDICTS
 from gaitsim.sweep import (
     SweepError,
@@ -20,7 +21,6 @@ from gaitsim.sweep import (
     load_sweep,
     parse_sweep,
     run_sweep,
-    simulate_kwargs,
 )
 
 TINY = {
@@ -74,10 +74,10 @@ def test_cells_and_their_settings():
     sw = parse_sweep({**TINY, "parameter": "turn", "values": ["straight", 0.5, "in_place"]})
     cs = cells(sw)
     assert len(cs) == 3 * 2
-    kw = [simulate_kwargs(sw, c) for c in cs[::2]]
+    kw = [Scenario.from_sweep_cell(sw, c).simulate_kwargs() for c in cs[::2]]
     assert [k.get("turn_radius") for k in kw] == [None, 0.5, 0.0]
     bip = parse_sweep({**TINY, "walkers": ["mechanic"]})
-    assert simulate_kwargs(bip, cells(bip)[0])["config_kwargs"]["body"] == "assist"
+    assert Scenario.from_sweep_cell(bip, cells(bip)[0]).simulate_kwargs()["config"].body == "assist"
 
 
 def test_local_sweep_writes_one_row_per_episode_and_resumes(tmp_path):
@@ -279,9 +279,9 @@ def test_base_keys_simulate_takes_are_accepted_and_used():
     base = {"friction": 0.8, "solver_iterations": 20, "body": "free", "stop_on_fall": False}
     assert set(base) - {"body"} <= set(inspect.signature(simulate).parameters)
     sw = parse_sweep({**TINY, "base": base})
-    kw = simulate_kwargs(sw, cells(sw)[0])
+    kw = Scenario.from_sweep_cell(sw, cells(sw)[0]).simulate_kwargs()
     assert kw["friction"] == 0.8 and kw["solver_iterations"] == 20
-    assert kw["config_kwargs"]["body"] == "free" and kw["stop_on_fall"] is False
+    assert kw["config"].body == "free" and kw["stop_on_fall"] is False
 
 
 def test_a_bad_definition_fails_before_any_worker_starts(tmp_path, capsys):

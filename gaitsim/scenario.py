@@ -1,0 +1,371 @@
+"""A Scenario: everything one physics run needs besides the controller's internals.
+
+The walker (its catalog entry), the ground (a TerrainSpec), the path (a turn radius or a
+yaw rate), the body mode (``auto`` resolved), the speed scale, the friction, the swing
+profile, the length, the episode seed and the engine's rates. It is built in one place
+from each way of asking for a run:
+
+- ``Scenario.from_cli(args, entry)``: ``gaitsim walk``'s flags;
+- ``Scenario.from_sweep_cell(sweep, cell)``: one cell of a sweep (its own catalog entry);
+- ``Scenario.from_env_kwargs(walker, params, ...)``: one episode of the Gymnasium env;
+- ``Scenario.make(walker, slope_deg=..., roughness=..., turn_radius=..., ...)``: keywords
+  (the report's and the experiments' conditions).
+
+``scenario.simulate(**extra)`` runs it (``gaitsim.sim.run.simulate``; ``extra`` adds what
+is no part of a scenario: ``gui``, ``on_step``). Equal scenarios run the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from .catalog import Entry, GaitsimError
+from .terrain import Flat, Rough, Slope
+
+TERRAIN_KINDS = ("flat", "slope", "rough")
+BODY_CHOICES = ("auto", "free", "assist", "kinematic")
+DEFAULT_SLOPE_DEG = 10.0  # --terrain slope without --slope-deg
+DEFAULT_ROUGHNESS_M = 0.02  # --terrain rough without --roughness
+ROUGH_FLAT_RADIUS = 0.3  # m of level ground around the start of rough ground
+DEFAULT_SIM_HZ = 240.0  # physics rate; the control rate must divide it
+
+
+class ScenarioError(GaitsimError, ValueError):
+    """Settings that make no run (a flag for another terrain, a slope past 80 degrees...);
+    the message names the setting and the fix."""
+
+
+@dataclass(frozen=True)
+class TerrainSpec:
+    """The ground as parameters: ``kind`` flat, slope (``slope_deg`` rising toward
+    ``uphill_heading_deg`` from +x) or rough (``roughness``: the peak bump height in m;
+    ``wavelength``, ``seed``, the grid's ``size`` and ``cell`` in m, and level ground
+    within ``flat_radius`` of ``flat_centre``, default the grid's centre). ``build()`` makes
+    the terrain object; the fields of other kinds keep their defaults, so equal grounds
+    compare equal."""
+
+    kind: str = "flat"
+    slope_deg: float = 0.0
+    uphill_heading_deg: float = 0.0
+    roughness: float = 0.0
+    wavelength: float = 0.5
+    seed: int = 0
+    size: float = 16.0
+    cell: float = 0.02
+    flat_radius: float = ROUGH_FLAT_RADIUS
+    flat_centre: tuple[float, float] | None = None
+
+    def __post_init__(self):
+        if self.kind not in TERRAIN_KINDS:
+            raise ScenarioError(
+                f"terrain kind must be one of {', '.join(TERRAIN_KINDS)}, got {self.kind!r}"
+            )
+
+    @classmethod
+    def slope(cls, slope_deg: float, uphill_heading_deg: float = 0.0) -> TerrainSpec:
+        """A slope of ``slope_deg`` rising toward ``uphill_heading_deg`` (deg from +x)."""
+        return cls(
+            "slope", slope_deg=float(slope_deg), uphill_heading_deg=float(uphill_heading_deg)
+        )
+
+    @classmethod
+    def rough(cls, roughness: float, **kw) -> TerrainSpec:
+        """Rough ground of peak height ``roughness`` (m); ``kw``: the other rough fields."""
+        return cls("rough", roughness=float(roughness), **kw)
+
+    @classmethod
+    def from_cli(cls, args) -> TerrainSpec:
+        """The ground of ``gaitsim walk``'s flags (--terrain and its own flags), checked:
+        a terrain's flag given for another terrain is an error, not ignored."""
+        only = {
+            "--slope-deg": (args.slope_deg, "slope"),
+            "--uphill-heading-deg": (args.uphill_heading_deg, "slope"),
+            "--roughness": (args.roughness, "rough"),
+            "--roughness-wavelength": (args.roughness_wavelength, "rough"),
+            "--seed": (args.seed, "rough"),
+        }
+        for flag, (value, terrain) in only.items():
+            if value is not None and args.terrain != terrain:
+                raise ScenarioError(
+                    f"{flag} applies only to --terrain {terrain}, not --terrain {args.terrain}; "
+                    f"add --terrain {terrain} or drop {flag}"
+                )
+        if args.terrain == "slope":
+            return cls._cli_slope(args)
+        if args.terrain == "rough":
+            return cls._cli_rough(args)
+        return cls()
+
+    @classmethod
+    def _cli_slope(cls, args) -> TerrainSpec:
+        deg = DEFAULT_SLOPE_DEG if args.slope_deg is None else args.slope_deg
+        heading = 0.0 if args.uphill_heading_deg is None else args.uphill_heading_deg
+        _finite(heading, "--uphill-heading-deg")
+        if not (math.isfinite(deg) and abs(deg) < 80):
+            raise ScenarioError(f"--slope-deg must be between -80 and 80 degrees, got {deg!r}")
+        return cls.slope(deg, heading)
+
+    @classmethod
+    def _cli_rough(cls, args) -> TerrainSpec:
+        m = DEFAULT_ROUGHNESS_M if args.roughness is None else args.roughness
+        if not (math.isfinite(m) and m > 0):
+            raise ScenarioError(
+                f"--roughness must be > 0 metres (the peak bump height, e.g. 0.02), got {m!r}; "
+                "for level ground use --terrain flat"
+            )
+        kw: dict[str, Any] = {"seed": 0 if args.seed is None else args.seed}
+        if args.roughness_wavelength is not None:
+            w = _finite(args.roughness_wavelength, "--roughness-wavelength", positive=True)
+            if w <= 0.04:
+                raise ScenarioError(
+                    f"--roughness-wavelength must exceed 0.04 m (two heightfield cells), got {w!r}"
+                )
+            kw["wavelength"] = w
+        return cls.rough(m, **kw)
+
+    def build(self) -> Flat | Slope | Rough:
+        """The terrain object (rough ground not yet laid over a path: ``simulate`` does)."""
+        if self.kind == "slope":
+            return Slope.from_degrees(self.slope_deg, self.uphill_heading_deg)
+        if self.kind == "rough":
+            return Rough(
+                self.roughness,
+                wavelength=self.wavelength,
+                seed=self.seed,
+                size=self.size,
+                cell=self.cell,
+                flat_radius=self.flat_radius,
+                flat_centre=self.flat_centre,
+            )
+        return Flat()
+
+
+def _finite(value: float, flag: str, *, positive: bool = False) -> float:
+    if not math.isfinite(value) or (positive and value <= 0):
+        need = "a number > 0" if positive else "a finite number"
+        raise ScenarioError(f"{flag} must be {need}, got {value!r}")
+    return value
+
+
+def resolve_body(entry: Entry, body: str) -> str:
+    """``body`` with ``auto`` resolved for ``entry`` (``gaitsim.sim.run.default_body``)."""
+    if body not in BODY_CHOICES:
+        raise ScenarioError(f"body must be one of {', '.join(BODY_CHOICES)}, got {body!r}")
+    if body != "auto":
+        return body
+    from .sim.run import default_body
+
+    return default_body(entry)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One run: the walker, its ground and path, how its body and gait are driven, how
+    long, the episode seed and the engine's rates.
+
+    ``turn_radius`` (signed m; 0 turns in place) or ``yaw_rate`` (rad/s) sets the path
+    (neither: straight). ``body`` is free, assist or kinematic (``auto`` is resolved by the
+    constructors). ``seed`` draws the episode's start point in the gait cycle and its
+    friction spread (None: start at 0 with ``friction``). ``walker_options``: further Walker
+    keywords (the swing profile is ``swing``)."""
+
+    entry: Entry
+    terrain: TerrainSpec = TerrainSpec()
+    turn_radius: float | None = None
+    yaw_rate: float | None = None
+    body: str = "free"
+    distance_source: str = "command"
+    speed_scale: float = 1.0
+    friction: float = 1.0
+    swing: str = "sine"
+    seconds: float = 20.0
+    seed: int | None = None
+    control_hz: float = 60.0
+    sim_hz: float = DEFAULT_SIM_HZ
+    solver_iterations: int = 50
+    stop_on_fall: bool = True
+    walker_options: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.body not in BODY_CHOICES[1:]:
+            raise ScenarioError(
+                f"body must be one of {', '.join(BODY_CHOICES[1:])} (auto resolved), "
+                f"got {self.body!r}"
+            )
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def make(
+        cls,
+        walker,
+        *,
+        slope_deg: float | None = None,
+        roughness: float | None = None,
+        rough_seed: int = 0,
+        body: str = "auto",
+        **settings,
+    ) -> Scenario:
+        """A scenario from keywords: ``walker`` a built-in name or an Entry; ``slope_deg``
+        a slope (uphill along +x), ``roughness`` > 0 rough ground (of ``rough_seed``; 0 is
+        flat), neither flat; ``body`` may be ``auto``; ``settings``: the other fields."""
+        from .walker import resolve_entry
+
+        entry = resolve_entry(walker)
+        if slope_deg is not None and roughness is not None:
+            raise ScenarioError("slope_deg and roughness belong to different terrains; give one")
+        terrain = TerrainSpec()
+        if slope_deg is not None:
+            terrain = TerrainSpec.slope(slope_deg)
+        elif roughness is not None and roughness > 0:
+            terrain = TerrainSpec.rough(roughness, seed=rough_seed)
+        return cls(entry, terrain, body=resolve_body(entry, body), **settings)
+
+    @classmethod
+    def from_cli(cls, args, entry: Entry) -> Scenario:
+        """``gaitsim walk``'s flags (checked by the CLI first) for ``entry``."""
+        yaw = None if args.yaw_rate_deg is None else math.radians(args.yaw_rate_deg)
+        return cls(
+            entry,
+            TerrainSpec.from_cli(args),
+            turn_radius=args.turn_radius,
+            yaw_rate=yaw,
+            body=resolve_body(entry, args.body),
+            distance_source=args.distance_source,
+            speed_scale=args.speed_scale,
+            friction=args.friction,
+            swing=args.swing,
+            seconds=args.seconds,
+            seed=args.episode_seed,
+            control_hz=args.control_hz,
+        )
+
+    @classmethod
+    def from_sweep_cell(cls, sweep, cell) -> Scenario:
+        """One cell of ``sweep`` (a gaitsim.sweep.Sweep): the walker's entry the sweep
+        carries (never a built-in looked up by name), its [base] settings, the swept value,
+        and the cell's seed as the episode seed (and as rough ground's seed)."""
+        entry = sweep.entry(cell.walker)
+        kw = base_settings(sweep.base)
+        kw.update(seconds=float(sweep.seconds), seed=cell.seed)
+        p, v = sweep.parameter, cell.value
+        if p == "speed_scale":
+            kw["speed_scale"] = float(v)
+        elif p == "slope_deg":
+            kw["slope_deg"] = float(v)
+        elif p == "turn":
+            kw["turn_radius"] = None if v == "straight" else 0.0 if v == "in_place" else float(v)
+        elif p == "roughness":
+            kw.update(roughness=float(v), rough_seed=cell.seed)
+        elif p == "friction":
+            kw["friction"] = float(v)
+        return cls.make(entry, **kw)
+
+    @classmethod
+    def from_env_kwargs(
+        cls,
+        walker,
+        params: dict,
+        *,
+        terrain: str = "flat",
+        roughness_wavelength: float = 0.5,
+        terrain_seed: int = 0,
+        terrain_cell: float = 0.04,
+        seconds: float,
+        **settings,
+    ) -> Scenario:
+        """One episode of the Gymnasium env: its keywords with the episode's drawn
+        ``params`` (speed_scale, turn or yaw_rate_deg, slope_deg, uphill_heading_deg,
+        roughness, friction) in place of their ranges. The env's rough ground is a 1 m
+        grid of ``terrain_cell`` cells flattened around the start, which the arena lays
+        over every path the task can command. ``settings``: body, distance_source,
+        control_hz, sim_hz, solver_iterations, walker_options. A path the env was given
+        as an object (a Schedule) is the task's: it is not part of the scenario."""
+        from .walker import resolve_entry
+
+        ground = TerrainSpec()
+        if terrain == "slope":
+            ground = TerrainSpec.slope(params["slope_deg"], params["uphill_heading_deg"])
+        elif terrain == "rough":
+            ground = TerrainSpec.rough(
+                params["roughness"],
+                wavelength=roughness_wavelength,
+                seed=terrain_seed,
+                size=1.0,
+                cell=terrain_cell,
+                flat_centre=(0.0, 0.0),
+            )
+        yaw = params.get("yaw_rate_deg")
+        return cls(
+            resolve_entry(walker),
+            ground,
+            turn_radius=params.get("turn"),
+            yaw_rate=None if yaw is None else math.radians(yaw),
+            speed_scale=params.get("speed_scale", 1.0),
+            friction=params["friction"],
+            seconds=seconds,
+            **settings,
+        )
+
+    # ------------------------------------------------------------------ running it
+    def simulate_kwargs(self) -> dict:
+        """The keyword arguments of ``gaitsim.sim.run.simulate`` (after the walker)."""
+        from .sim.controller import ControlConfig
+
+        config = ControlConfig(
+            body=self.body, distance_source=self.distance_source, control_hz=self.control_hz
+        )
+        return {
+            "terrain": self.terrain.build(),
+            "speed_scale": self.speed_scale,
+            "turn_radius": self.turn_radius,
+            "yaw_rate": self.yaw_rate,
+            "seconds": self.seconds,
+            "config": config,
+            "sim_hz": self.sim_hz,
+            "friction": self.friction,
+            "solver_iterations": self.solver_iterations,
+            "stop_on_fall": self.stop_on_fall,
+            "walker_options": {**self.walker_options, "swing": self.swing},
+            "seed": self.seed,
+        }
+
+    def simulate(self, **extra):
+        """Run the scenario: ``gaitsim.sim.run.simulate``'s RunResult. ``extra``: further
+        simulate() keywords that are no part of a scenario (``gui``, ``on_step``)."""
+        from .sim import run
+
+        return run.simulate(self.entry, **self.simulate_kwargs(), **extra)
+
+
+# [base] keys of a sweep and the Scenario fields they set (the rest keep their names)
+_BASE_FIELDS = {
+    "speed_scale": float,
+    "turn_radius": float,
+    "yaw_rate": float,
+    "friction": float,
+    "sim_hz": float,
+    "solver_iterations": int,
+    "stop_on_fall": bool,
+    "body": str,
+    "distance_source": str,
+}
+
+
+def base_settings(base: dict) -> dict:
+    """A sweep's [base] table as ``Scenario.make`` keywords; a key no Scenario field holds
+    is a ScenarioError (not silently dropped)."""
+    base = dict(base)
+    options = dict(base.pop("walker_options", {}))
+    swing = base.pop("swing", None)
+    # a [base] swing wins over a walker_options swing, as it always did
+    options_swing = options.pop("swing", None)
+    kw: dict[str, Any] = {"swing": swing or options_swing or "sine"}
+    if options:
+        kw["walker_options"] = options
+    for key, value in base.items():
+        if key not in _BASE_FIELDS:
+            raise ScenarioError(f"[base] {key!r} is not a setting a scenario holds")
+        kw[key] = _BASE_FIELDS[key](value)
+    return kw

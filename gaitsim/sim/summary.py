@@ -1,0 +1,123 @@
+"""A run's summary as a typed, frozen record: what ``simulate`` measured and its verdict.
+
+``RunSummary`` has one attribute per figure of a run (the names are the keys that
+``gaitsim walk --json`` prints and a sweep's results.csv columns use); ``to_dict()`` gives
+them back as the plain dict, key for key and in the same order, and ``from_dict`` reads one.
+The body-assist figures exist only for runs with the assist (None, and left out of the
+dict, otherwise). A figure this class does not name yet (a newer ``summarize``) is kept in
+``extra`` and returned by ``to_dict()`` after the named ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+# figures only a run with the body assist has: absent from the dict, None here, otherwise
+ASSIST_KEYS = (
+    "assist_work_j",
+    "assist_mean_force_n",
+    "assist_mean_force_per_weight",
+    "assist_mean_torque_nm",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSummary:
+    """The figures of one run (units in the names: m, s, mm, deg, N, J); see
+    ``gaitsim.sim.metrics.summarize`` for how each is measured."""
+
+    # -- progress and tracking, up to a fall
+    duration_s: float
+    distance_m: float
+    speed_m_s: float
+    commanded_speed_m_s: float
+    speed_ratio: float  # measured progress / commanded (nan for a zero command)
+    heading_error_deg: float  # mean absolute heading error
+    slip_mm_per_stance: float
+    slip_mm_per_stance_by_leg: list[float]
+    slip_path_mm_per_stance: float
+    foot_travel_mm_per_stance: float
+    slip_mm_per_m: float | None  # None when the walker made less than 1 cm of progress
+    stances: int
+    max_shortfall_m: float  # largest reach shortfall of any foot target
+    shortfall_m_by_leg: list[float]
+    foot_tracking_error_mm: float
+    max_foot_tracking_error_mm: float
+    min_support_margin_m: float  # -inf when no sample had a foot in contact
+    mean_support_margin_m: float
+    max_roll_deg: float
+    max_pitch_deg: float
+    # -- gait fidelity (whole cycles after the first)
+    duty_by_leg: list[float]
+    swing_scuff_share: float
+    touchdowns_per_stance: float | None
+    touchdowns_per_stance_by_leg: list[float | None]
+    contact_timing_error: float
+    cost_of_transport: float | None
+    # -- the fall rule
+    finite: bool
+    fell: bool
+    fall_reason: str
+    time_to_fall_s: float | None
+    # -- what only the run knows
+    simulated_s: float
+    leg_scuff_share: float
+    gait_distance_m: float
+    gait_per_progress: float | None
+    assist_work_j: float | None = None
+    assist_mean_force_n: float | None = None
+    assist_mean_force_per_weight: float | None = None
+    assist_mean_torque_nm: float | None = None
+    duty_error_max: float
+    duty_error_mean: float
+    # -- the scenario it ran
+    walker: str
+    terrain: str  # Terrain.describe()
+    path: str  # the path's class name: Straight, Arc, TurnInPlace
+    speed_scale: float
+    body: str
+    distance_source: str
+    swing: str
+    catalog_duty: float
+    seconds: float
+    seed: int | None
+    friction: float  # as simulated (a seed draws it around the one asked for)
+    # -- the verdict (gaitsim.sim.metrics.verdict)
+    verdict: str
+    verdict_reason: str
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def walked(self) -> bool:
+        """Whether the verdict is ``walked``."""
+        return self.verdict == "walked"
+
+    @classmethod
+    def keys(cls) -> tuple[str, ...]:
+        """The figures' names in ``to_dict`` order (the assist ones included)."""
+        return tuple(f.name for f in dataclasses.fields(cls) if f.name != "extra")
+
+    @classmethod
+    def from_dict(cls, summary) -> RunSummary:
+        """A summary dict (``simulate``'s, a JSON file's) as a RunSummary; keys it does not
+        name go to ``extra``. A missing figure raises a ValueError naming it."""
+        known = set(cls.keys())
+        missing = [k for k in cls.keys() if k not in summary and k not in ASSIST_KEYS]
+        if missing:
+            raise ValueError(f"run summary: missing {', '.join(missing)}")
+        extra = {k: v for k, v in summary.items() if k not in known}
+        return cls(**{k: v for k, v in summary.items() if k in known}, extra=extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plain dict: every figure under its name, in the order ``simulate`` wrote
+        them (the assist figures only for a run with the assist), then ``extra``."""
+        out: dict[str, Any] = {}
+        for name in self.keys():
+            value = getattr(self, name)
+            if value is None and name in ASSIST_KEYS:
+                continue
+            out[name] = list(value) if isinstance(value, list) else value
+        out.update(self.extra)
+        return out
