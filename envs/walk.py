@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 from gaitsim.geometry import geometry
+from gaitsim.scenario import Scenario
 from gaitsim.sim.controller import (
     BODY_MODES,
     ControlConfig,
@@ -24,6 +25,7 @@ from gaitsim.sim.controller import (
 )
 from gaitsim.sim.metrics import ContactTally, support_margin, tilt_cos
 from gaitsim.sim.robot import Robot
+from gaitsim.sim.run import physics_walker_options
 from gaitsim.sim.world import DisplayError, display_available
 from gaitsim.terrain import Flat, Slope
 from gaitsim.urdf import joint_limits
@@ -137,6 +139,8 @@ class WalkEnv(gym.Env):
     the episode's drawn parameters. ``reset(options={...})`` overrides drawn parameters
     (``speed_scale``, ``start_phase``, ``turn``, ``yaw_rate_deg``, ``slope_deg``,
     ``uphill_heading_deg``, ``roughness``, ``friction``) with constants for that episode.
+    After a reset, ``scenario`` is the episode's gaitsim Scenario (its ground, friction,
+    command and controller settings; the arena builds the ground from it).
     """
 
     # every mode the class supports (gymnasium.make checks render_mode against it); an
@@ -177,41 +181,9 @@ class WalkEnv(gym.Env):
         render_size=RENDER_SIZE,
     ):
         super().__init__()
-        if render_mode not in (None, "human", "rgb_array"):
-            raise ValueError(
-                f"render_mode must be None, 'human' or 'rgb_array', got {render_mode!r}"
-            )
-        display = display_available()
-        if render_mode == "human" and not display:
-            raise DisplayError(
-                "WalkEnv(render_mode='human'): no display is available (DISPLAY is not set); "
-                "use render_mode='rgb_array' for headless frames, or run under a virtual "
-                "display: xvfb-run -a python ..."
-            )
-        self.render_mode = render_mode
-        self.render_size = tuple(int(v) for v in render_size)
-        if body not in BODY_MODES:
-            raise ValueError(f"body must be one of {', '.join(BODY_MODES)}, got {body!r}")
-        if not (math.isfinite(sim_hz) and sim_hz > 0):
-            raise ValueError(f"sim_hz must be positive, got {sim_hz!r}")
-        world_substeps(1.0 / sim_hz, control_hz)  # raises if control_hz does not divide sim_hz
-        self.config = ControlConfig(
-            control_hz=float(control_hz),
-            distance_source=distance_source,
-            body=body,
-            **dict(control_options or {}),
-        )
-        self.entry = resolve_entry(walker)
-        self.gait = self.entry.gait
-        geo = geometry(self.gait)
-        self.n_legs = self.gait.n_legs
-        self.standing_height = geo.standing_height
-        self.mass = geo.total_mass
-        self._reach = float(np.max(np.abs(geo.homes[:, :2]))) + REACH_MARGIN
-        self._phase0 = [leg.phase for leg in self.gait.legs]
-        self.walker_options = dict(walker_options or {})
-        Walker(self.entry, **self.walker_options)  # check the options now, not at reset
-
+        display = self._check_render(render_mode, render_size)
+        self._set_controller(body, sim_hz, control_hz, distance_source, control_options)
+        self._set_walker(walker, walker_options)
         self.task = WalkTask(
             self.entry,
             speed_scale=speed_scale,
@@ -233,6 +205,70 @@ class WalkEnv(gym.Env):
         self.arena = Arena(
             spec, sim_hz=sim_hz, solver_iterations=solver_iterations, gui=render_mode == "human"
         )
+        self._set_spaces(action_mode, residual_scale, modulate_residual, max_yaw_rate_deg)
+        self.run_metrics = bool(run_metrics)
+        if not (isinstance(cover_steps, int) and cover_steps > 0):
+            raise ValueError(f"cover_steps must be a positive number of steps, got {cover_steps!r}")
+        self.cover_steps = cover_steps
+        # this instance's render modes: "human" only where a display exists
+        modes = ["rgb_array"] + (["human"] if display else [])
+        self.metadata = {**type(self).metadata, "render_modes": modes, "render_fps": control_hz}
+
+        self._tables: OrderedDict = OrderedDict()  # Walker.key -> ReferenceTable
+        self.robot: Robot | None = None
+        self.controller: GaitController | None = None
+        self.command = None
+        self.scenario: Scenario | None = None  # the current episode's (after reset)
+        self._video = None
+
+    def _check_render(self, render_mode, render_size) -> bool:
+        """Check and keep the render mode and size; whether a display is available."""
+        if render_mode not in (None, "human", "rgb_array"):
+            raise ValueError(
+                f"render_mode must be None, 'human' or 'rgb_array', got {render_mode!r}"
+            )
+        display = display_available()
+        if render_mode == "human" and not display:
+            raise DisplayError(
+                "WalkEnv(render_mode='human'): no display is available (DISPLAY is not set); "
+                "use render_mode='rgb_array' for headless frames, or run under a virtual "
+                "display: xvfb-run -a python ..."
+            )
+        self.render_mode = render_mode
+        self.render_size = tuple(int(v) for v in render_size)
+        return display
+
+    def _set_controller(self, body, sim_hz, control_hz, distance_source, control_options) -> None:
+        """Check the body mode and rates; the controller settings (``self.config``)."""
+        if body not in BODY_MODES:
+            raise ValueError(f"body must be one of {', '.join(BODY_MODES)}, got {body!r}")
+        if not (math.isfinite(sim_hz) and sim_hz > 0):
+            raise ValueError(f"sim_hz must be positive, got {sim_hz!r}")
+        world_substeps(1.0 / sim_hz, control_hz)  # raises if control_hz does not divide sim_hz
+        self.config = ControlConfig(
+            control_hz=float(control_hz),
+            distance_source=distance_source,
+            body=body,
+            **dict(control_options or {}),
+        )
+
+    def _set_walker(self, walker, walker_options) -> None:
+        """The walker's entry, gait and body figures; its Walker options, checked now (not
+        at the first reset)."""
+        self.entry = resolve_entry(walker)
+        self.gait = self.entry.gait
+        geo = geometry(self.gait)
+        self.n_legs = self.gait.n_legs
+        self.standing_height = geo.standing_height
+        self.mass = geo.total_mass
+        self._reach = float(np.max(np.abs(geo.homes[:, :2]))) + REACH_MARGIN
+        self._phase0 = [leg.phase for leg in self.gait.legs]
+        self.walker_options = physics_walker_options(walker_options)
+        Walker(self.entry, **self.walker_options)
+
+    def _set_spaces(self, action_mode, residual_scale, modulate_residual, max_yaw_rate_deg):
+        """The action map and the action and observation spaces (after the task: the
+        observation bounds hold every command it can draw)."""
         self.actions = ActionMap(
             action_mode,
             3 * self.n_legs,
@@ -248,19 +284,6 @@ class WalkEnv(gym.Env):
             self.n_legs, lo, hi, self.standing_height, 1.5 * self.task.speed_max(), yaw_max
         )
         self.observation_space = self.observer.space
-        self.run_metrics = bool(run_metrics)
-        if not (isinstance(cover_steps, int) and cover_steps > 0):
-            raise ValueError(f"cover_steps must be a positive number of steps, got {cover_steps!r}")
-        self.cover_steps = cover_steps
-        # this instance's render modes: "human" only where a display exists
-        modes = ["rgb_array"] + (["human"] if display else [])
-        self.metadata = {**type(self).metadata, "render_modes": modes, "render_fps": control_hz}
-
-        self._tables: OrderedDict = OrderedDict()  # Walker.key -> ReferenceTable
-        self.robot: Robot | None = None
-        self.controller: GaitController | None = None
-        self.command = None
-        self._video = None
 
     # ------------------------------------------------------------------ properties
     @property
@@ -293,7 +316,8 @@ class WalkEnv(gym.Env):
             seconds = self.cover_steps / self.config.control_hz
             reach = self.task.start_max() + self.task.speed_max() * seconds
             self.arena.set_cover(self.task.cover_paths(), reach, self._reach)
-        world, rebuilt = self.arena.ground(params)
+        scenario = self._scenario(params)
+        world, rebuilt = self.arena.ground(scenario)
         if rebuilt or self.robot is None:
             self.robot = Robot(world, self.entry)
             self.actions.bind(self.robot)
@@ -309,6 +333,7 @@ class WalkEnv(gym.Env):
         )
         self.controller = ctl
         self.command = cmd
+        self.scenario = scenario
         self._height = _height_fn(terrain)
         self._cycle = kin.cycle
         self._sensed = ctl.sensed
@@ -325,6 +350,24 @@ class WalkEnv(gym.Env):
         obs, info = self._observe(self._sensed, ctl)
         info["params"] = dict(params)
         return obs, info
+
+    def _scenario(self, params: dict) -> Scenario:
+        """This episode's Scenario: the env's keywords with the drawn ``params`` (its length:
+        the ``cover_steps`` its rough ground is laid for)."""
+        options = dict(self.walker_options)
+        return Scenario.from_env_kwargs(
+            self.entry,
+            params,
+            **self.arena.spec.scenario_kwargs(),
+            seconds=self.cover_steps / self.config.control_hz,
+            body=self.config.body,
+            distance_source=self.config.distance_source,
+            control_hz=self.config.control_hz,
+            sim_hz=self.arena.sim_hz,
+            solver_iterations=self.arena.solver_iterations,
+            swing=options.pop("swing", "sine"),
+            walker_options=options,
+        )
 
     def _table(self, walker: Walker) -> ReferenceTable:
         """The reference table of ``walker``, kept across episodes: an episode that repeats

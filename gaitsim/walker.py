@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import balance
 from .catalog import Entry, Gait, leg_array, load_catalog
 from .gait import SWING_PROFILES, cycle_position, smoothstep, swing_height
 from .geometry import Geometry, geometry
@@ -123,6 +124,7 @@ class Walker:
         self._home_z = leg_array(self.gait, "home")[:, 2]
         self._side = np.array([leg.side_sign for leg in self.gait.legs])
         self._level = isinstance(self.terrain, Flat)
+        self._sway_table = None  # balance.sway_table, built on first use
 
     @property
     def key(self) -> tuple:
@@ -246,20 +248,25 @@ class Walker:
             R = R @ _rot_y(pitch) @ _rot_x(roll)
         return R
 
-    def _sway_offset(self, xy_b, heading, feet_xy, stance, s):
-        """Sideways shift of the body toward the centroid of the loaded feet.
+    def _sway_offset(self, d, heading):
+        """The balancing sway at distance ``d``: ``sway`` times the body offset that keeps
+        its pendulum's zero-moment point inside the planned support (``balance``), turned
+        to the heading."""
+        if self._sway_table is None:
+            self._sway_table = self._balance_table()
+        local = balance.table_lookup(self._sway_table, d / self.cycle)
+        return self.sway * _rot2(heading, local)
 
-        Each stance foot is weighted by sin(pi * stance progress), so a foot about to lift
-        (or just landed) carries little weight and the body leans away from it before it
-        goes: the classic static-walking sway that keeps the centre of mass over the
-        support polygon. Only the component across the path is applied (``sway`` = share).
-        """
-        w = np.where(stance, np.sin(np.pi * s), 0.0)
-        total = np.maximum(w.sum(axis=-1, keepdims=True), 1e-9)
-        centroid = (w[..., None] * feet_xy).sum(axis=-2) / total
-        n = np.stack([-np.sin(heading), np.cos(heading)], axis=-1)  # left of the path
-        across = np.sum((centroid - xy_b) * n, axis=-1, keepdims=True)
-        return self.sway * across * n
+    def _balance_table(self) -> np.ndarray:
+        """``balance.sway_table`` for this walker: its planned feet over one cycle, seen
+        from the (unswayed) body, a cycle of ``cycle / nominal_speed`` seconds."""
+        d = np.arange(balance.SWAY_SAMPLES) / balance.SWAY_SAMPLES * self.cycle
+        xy = self.feet_plan(d)[0]
+        body_xy, heading = self.path.pose(d)
+        local = _rot2(-heading[:, None], xy - body_xy[:, None, :])
+        period = self.cycle / self.nominal_speed
+        stance = cycle_position(self.gait, d, self.speed_scale) < self.gait.duty
+        return balance.sway_table(local, stance, period, self.geometry.standing_height)
 
     def _bob(self, stance, s):
         """Vertical bob: highest when stance legs are mid-stance, mean zero over a cycle."""
@@ -272,11 +279,11 @@ class Walker:
         """Body position (S, 3), rotation (S, 3, 3) and heading (S,) given the feet plan."""
         geo = self.geometry
         xy_b, heading = self.path.pose(d)
-        if xy is None:  # level ground, no sway: the ground under the feet is the level
+        if self.sway:
+            xy_b = xy_b + self._sway_offset(d, heading)
+        if xy is None:  # level ground: the ground under the feet is the level
             ground_under = self.terrain.height(xy_b[..., 0], xy_b[..., 1])
         else:
-            if self.sway:
-                xy_b = xy_b + self._sway_offset(xy_b, heading, xy, stance, s)
             ground_under = self.terrain.height(xy[..., 0], xy[..., 1]).mean(axis=-1)
         z_b = ground_under + geo.standing_height + self._bob(stance, s)
         body_pos = np.concatenate([xy_b, z_b[..., None]], axis=-1)
@@ -286,13 +293,13 @@ class Walker:
         """The body's pose alone: position (S, 3), rotation (S, 3, 3), heading (S,).
 
         The same numbers as ``pose_at`` without the feet's IK: what a controller's
-        reference needs. On level ground without sway the feet's places do not move the
-        body, so they are not planned (the controller's reference table costs a third).
+        reference needs. On level ground the feet's places do not move the body, so they
+        are not planned (the controller's reference table costs a third).
         """
         d = np.asarray(distance, dtype=float)
         t = cycle_position(self.gait, d, self.speed_scale)
         stance = t < self.gait.duty
-        xy = None if self._level and not self.sway else self.feet_plan(d)[0]
+        xy = None if self._level else self.feet_plan(d)[0]
         return self._body(d, xy, stance, np.where(stance, t / self.gait.duty, 0.0))
 
     def pose_at(self, distance) -> Pose:

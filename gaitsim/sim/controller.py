@@ -4,18 +4,22 @@ Each control step:
 
 1. the gait distance ``s`` advances (``command``: at the commanded speed; ``odometry``: by
    the body's measured progress along the path, see ``advance_odometry``), and with it the
-   reference body (the Walker's ideal pose, tabulated in a ``ReferenceTable``);
+   reference body (the Walker's ideal pose, tabulated in a ``ReferenceTable``; in physics
+   the Walker sways its body so that its pendulum's zero-moment point stays inside the
+   planned support, see ``gaitsim.balance``);
 2. the ``FootPlanner`` (kinematics layer) says which feet are down, where each planted foot
    is held (where it really touched down) and where each swing foot is going (the planned
-   foothold, shifted by Raibert's velocity feedback). The controller adds what only physics
-   knows: a sphere foot rolls as its shin turns, so its held centre moves with the roll;
-   a foot that is late to touch down keeps reaching down until it does;
+   foothold, shifted by capture-point feedback: the body's drift from the reference plus
+   its velocity error over omega = sqrt(g / h), see ``_placement``). The controller adds
+   what only physics knows: a sphere foot rolls as its shin turns, so its held centre moves
+   with the roll; a foot that is late to touch down keeps reaching down until it does;
 3. every leg is solved by IK against two bodies: the *virtual* body (the measured x, y and
    yaw pulled to the reference, with the reference's height, roll and pitch: stance legs
    solved against it push the body along its path) and the *measured* body (swing legs
-   solved against it clear the ground and land on time whatever the body's pose; a tilting
-   body shifts them toward the side it falls to, a capture step). A leg blends from one to
-   the other early in its stance and its swing, so no joint target jumps;
+   solved against it clear the ground and land on time whatever the body's pose). A leg
+   blends from one to the other early in its stance and at once at lift-off (a lifting foot
+   is where the measured body has it: solving it against the virtual body would kick it
+   back by the body's tracking lag), so no joint target jumps where a foot is loaded;
 4. stance legs carry the weight by torque feedforward, each its share from
    ``stance.load_shares`` (balanced about the centre of mass, ramped in after touchdown and
    out before lift-off), and their position motors may push a foot with only a share of
@@ -78,11 +82,12 @@ class ControlConfig:
     body: str = "free"
     kp: float = 0.05  # PyBullet position gain of stance legs
     kp_swing: float = 0.3  # ... of swing legs (stiff: track the swing arc)
+    kp_land: float = 0.15  # ... of a swing leg at touchdown (eased to from 60 % of the
+    # swing: soft enough to land gently on the foot pads, stiff enough to land on time)
     kd: float | None = None
     force_scale: float = 1.0  # the URDF effort limits' multiplier
     plant_lock: str = "measured"  # touchdown holds the foot where it is ("planned": as planned)
-    placement_gain: float = 1.0  # Raibert foot-placement feedback on the body velocity error
-    catch_gain: float = 1.0  # swing feet shift by this times the standing height x the tilt
+    capture_gain: float = 1.0  # swing feet land this share of the capture point's error
     preload: float = 0.0  # stance feet aim this share of a foot radius into the ground
     track_gain: float = 1.0  # share of the x, y, yaw error to the reference closed per step
     load: float = 1.0  # share of the weight the stance legs carry by torque feedforward
@@ -94,7 +99,7 @@ class ControlConfig:
     motor_floor: float = 0.1  # ... plus this share of the mean weight per leg
     margin_band: float = 0.1  # legs stiffen as the support margin falls through this band
     # (a share of the standing height) around zero
-    swing_blend: float = 0.25  # a swing leg moves to the measured body's frame over this share
+    swing_blend: float = 0.03  # a swing leg moves to the measured body's frame over this share
     reach_speed: float = 0.25  # a late foot reaches down at this share of the swing's descent
     roll_compensation: bool = True  # a held foot's centre follows its sphere's rolling
     rolling_start: bool = True  # start moving at the commanded speed
@@ -110,7 +115,7 @@ class ControlConfig:
         _choice("plant_lock", self.plant_lock, PLANT_LOCKS)
         if not (math.isfinite(self.control_hz) and self.control_hz > 0):
             raise ValueError(f"control_hz must be positive, got {self.control_hz!r}")
-        for name in ("kp", "kp_swing"):
+        for name in ("kp", "kp_swing", "kp_land"):
             v = getattr(self, name)
             if not (math.isfinite(v) and 0 < v <= 1):
                 raise ValueError(f"{name} is PyBullet's position gain, in (0, 1]; got {v!r}")
@@ -118,7 +123,7 @@ class ControlConfig:
             v = getattr(self, name)
             if not (math.isfinite(v) and v > 0):
                 raise ValueError(f"{name} must be a positive number, got {v!r}")
-        for name in ("placement_gain", "catch_gain", "preload", "odometry_floor",
+        for name in ("capture_gain", "preload", "odometry_floor",
                      "odometry_lead", "attitude_gain", "attitude_damping", "motor_floor",
                      "reach_speed"):  # fmt: skip
             v = getattr(self, name)
@@ -185,6 +190,7 @@ class GaitController:
         self.steering = Steering()
         self.planner = FootPlanner(walker, self.steering)
         self._stand_h = self.geo.standing_height
+        self._fall_time = math.sqrt(self._stand_h / load.GRAVITY)  # 1 / omega, seconds
         self._weight = robot.mass * load.GRAVITY
         swing_time = (1.0 - self.gait.duty) * self._cycle / self.speed
         # a late foot reaches on down at reach_speed times the swing's mean descent speed
@@ -394,9 +400,6 @@ class GaitController:
         vpos2, vrot2 = carried(vpos, vrot, rot, rot2, dpos, pos2[2])
         mpos = sensed.position
         mpos2 = (mpos[0] + dpos[0], mpos[1] + dpos[1], mpos[2] + pos2[2] - pos[2])
-        x, y, z, w = sensed.quaternion
-        cg = self.config.catch_gain * self._stand_h
-        ox, oy = cg * 2 * (x * z + w * y), cg * 2 * (y * z - w * x)  # the tilt, in metres
         st, one = self.planner.stance, self._solve_one
         n = self.n_legs
         q2, v, short = [0.0] * (3 * n), [0.0] * (3 * n), [0.0] * n
@@ -406,8 +409,6 @@ class GaitController:
                 *qv0, sv = one(i, t0, vpos, vrot)
                 *qv1, _ = one(i, t1, vpos2, vrot2)
             if blend < 1.0:
-                if not st[i]:  # swing feet move toward the side a tilting body falls to
-                    t0, t1 = (t0[0] + ox, t0[1] + oy, t0[2]), (t1[0] + ox, t1[1] + oy, t1[2])
                 *qm0, sm = one(i, t0, mpos, mrot)
                 *qm1, _ = one(i, t1, mpos2, mrot)
             if blend >= 1.0:
@@ -448,12 +449,12 @@ class GaitController:
         return out
 
     def _gains(self) -> list[float]:
-        """Position gains: compliant stance legs; stiff swing legs, softening again over the
-        last 40 % of the swing so a landing foot meets the ground gently."""
+        """Position gains: compliant stance legs; stiff swing legs, softening to ``kp_land``
+        over the last 40 % of the swing so a landing foot meets the ground gently."""
         cfg, plan = self.config, self.planner
         kp = []
         for st, u in zip(plan.stance, plan.swing_progress, strict=True):
-            k = cfg.kp if st else _swing_gain(u, cfg.kp, cfg.kp_swing)
+            k = cfg.kp if st else _swing_gain(u, cfg.kp_land, cfg.kp_swing)
             kp += (k, k, k)
         return kp
 
@@ -521,14 +522,18 @@ class GaitController:
         self._sense(ref, targets, short)
 
     def _placement(self, sensed, ref, ref2) -> tuple[float, float]:
-        """Raibert's foot placement: swing feet land half a stance of the body's velocity
-        error (measured - reference) ahead, times ``placement_gain``."""
-        speed = self.speed * self.speed_scale
-        k = self.config.placement_gain * 0.5 * self.gait.duty * self._cycle / max(speed, 1e-6)
+        """Capture-point foot placement: swing feet land ``capture_gain`` times the offset
+        of the body's capture point (position + velocity / omega, omega = sqrt(g / h): where
+        it would have to step to stop) from the reference body's, so a body that drifts or
+        sways off its plan steps under itself."""
+        k = self.config.capture_gain
+        if k == 0.0:
+            return 0.0, 0.0
         pos, pos2 = ref[0], ref2[0]
-        lv = sensed.linear_velocity
-        return (k * (lv[0] - (pos2[0] - pos[0]) / self.dt),
-                k * (lv[1] - (pos2[1] - pos[1]) / self.dt))  # fmt: skip
+        lv, mp = sensed.linear_velocity, sensed.position
+        tc = self._fall_time
+        return (k * (mp[0] - pos[0] + tc * (lv[0] - (pos2[0] - pos[0]) / self.dt)),
+                k * (mp[1] - pos[1] + tc * (lv[1] - (pos2[1] - pos[1]) / self.dt)))  # fmt: skip
 
     def _physics(self, tau, ds: float, heading: float, heading2: float) -> None:
         """The substeps: the torque feedforward (one substep long in PyBullet) and any body
@@ -582,9 +587,9 @@ class GaitController:
         return rec
 
 
-def _swing_gain(u: float, k_stance: float, k_swing: float) -> float:
-    """Position gain over a swing: stiff, then easing to the stance gain from u = 0.6 to 1."""
-    return k_swing + smooth01((u - 0.6) / 0.4) * (k_stance - k_swing)
+def _swing_gain(u: float, k_land: float, k_swing: float) -> float:
+    """Position gain over a swing: stiff, then easing to the landing gain from u = 0.6 to 1."""
+    return k_swing + smooth01((u - 0.6) / 0.4) * (k_land - k_swing)
 
 
 def world_substeps(sim_dt: float, control_hz: float) -> int:

@@ -13,7 +13,7 @@ import numpy as np
 import pybullet as p
 
 from .. import urdf as urdf_mod
-from ..geometry import geometry
+from ..geometry import foot_pad, geometry
 from ..ik import leg_ik
 from ..walker import resolve_entry
 from .world import World
@@ -137,9 +137,17 @@ class Robot:
                 frictionAnchor=1,
                 physicsClientId=self.client,
             )
+        self._set_foot_pads()
         self.home_joints, _ = leg_ik(self.geometry.chain, self.geometry.homes)
         self.release_joints()
         self.set_joint_positions(self.home_joints if joint_positions is None else joint_positions)
+
+    def _set_foot_pads(self) -> None:
+        """Feet as damped pads (``geometry.foot_pad``), not rigid balls."""
+        k, d = foot_pad(self.geometry)
+        for f in self._feet:
+            p.changeDynamics(self.body_id, f, contactStiffness=k, contactDamping=d,
+                             physicsClientId=self.client)  # fmt: skip
 
     # ------------------------------------------------------------------ indexing
     def _index_joints(self) -> None:

@@ -24,6 +24,7 @@ from ..walker import Walker, resolve_entry
 from .controller import ControlConfig, GaitController
 from .metrics import fall_reason, summarize, verdict
 from .robot import Robot
+from .summary import RunSummary
 from .world import World
 
 
@@ -33,6 +34,15 @@ def default_body(entry) -> str:
     ``free`` for every other walker."""
     gait = resolve_entry(entry).gait
     return "assist" if gait.n_legs == 2 or gait.duty < 0.5 else "free"
+
+
+BALANCE_SWAY = 1.0  # in physics the body sways to keep its ZMP in the support (balance.py)
+
+
+def physics_walker_options(options: dict | None = None) -> dict:
+    """Walker keywords for a physics run: the balancing sway (``BALANCE_SWAY``) unless the
+    caller sets ``sway`` (0: the catalog's body path, unbalanced), then the caller's."""
+    return {"sway": BALANCE_SWAY, **(options or {})}
 
 
 def make_path(entry, speed: float, turn_radius: float | None = None, yaw_rate: float | None = None):
@@ -90,11 +100,23 @@ def cover_path(terrain, path, distance: float, reach: float):
 
 @dataclass
 class RunResult:
-    """A run's summary metrics and its per-control-step recording."""
+    """A run's typed summary (``figures``, a RunSummary, the verdict included), its
+    per-control-step recording and its control period (s). A summary dict given for
+    ``figures`` is read into a RunSummary."""
 
-    summary: dict
+    figures: RunSummary
     record: dict = field(repr=False)
     dt: float = 0.0
+
+    def __post_init__(self):
+        if not isinstance(self.figures, RunSummary):
+            self.figures = RunSummary.from_dict(self.figures)
+
+    @property
+    def summary(self) -> dict:
+        """The summary as a plain dict (``figures.to_dict()``: the keys and values that
+        ``gaitsim walk --json`` prints); a fresh copy on every access."""
+        return self.figures.to_dict()
 
 
 MAX_SECONDS = MAX_RUN_SECONDS  # the longest run simulate() accepts
@@ -141,7 +163,7 @@ def simulate(
     reach = float(np.max(np.abs(resolve_geometry(entry).homes[:, :2]))) + 0.5
     terrain = terrain if terrain is not None else Flat()
     terrain = cover_path(terrain, path, speed * seconds * 1.5 + 1.0, reach)
-    kin = Walker(entry, terrain, path, speed_scale, **(walker_options or {}))
+    kin = Walker(entry, terrain, path, speed_scale, **physics_walker_options(walker_options))
     world = World(
         terrain,
         gui=gui,

@@ -1,0 +1,155 @@
+"""The balancing sway (gaitsim.balance): the ZMP plan stays inside the support, the
+pendulum path is the periodic solution, checked against hand-computed cases."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gaitsim.balance import (
+    SWAY_SAMPLES,
+    nearest_in_hull,
+    periodic_lip,
+    sway_table,
+    table_lookup,
+    zmp_path,
+)
+from gaitsim.geometry import GRAVITY
+from gaitsim.path import Arc, Straight, TurnInPlace
+from gaitsim.sim.metrics import support_margin
+from gaitsim.walker import Walker
+
+coord = st.floats(-1.0, 1.0, allow_nan=False)
+points = st.lists(st.tuples(coord, coord), min_size=1, max_size=8)
+
+
+def _hull_of(pts):
+    from gaitsim.balance import _hull
+
+    return _hull(np.array(pts))
+
+
+@given(points, st.tuples(coord, coord))
+@settings(max_examples=200, deadline=None)
+def test_the_nearest_hull_point_is_in_the_hull_and_no_hull_point_is_nearer(pts, p):
+    hull = _hull_of(pts)
+    q = nearest_in_hull(p, hull)
+    # in the hull: the support margin of q (as a "centre of mass") is not negative
+    assert support_margin(q, pts, [True] * len(pts)) >= -1e-9
+    # and no point of the hull is nearer: sample the hull by convex combinations
+    rng = np.random.default_rng(0)
+    w = rng.dirichlet(np.ones(len(hull)), size=400)
+    samples = w @ hull
+    d = np.hypot(*(np.asarray(p) - q))
+    assert np.all(np.hypot(*(samples - np.asarray(p)).T) >= d - 1e-9)
+
+
+@given(points)
+@settings(max_examples=100, deadline=None)
+def test_the_planned_zmp_is_inside_the_support(pts):
+    xy = np.array(pts)[None]
+    z = zmp_path(xy, np.ones((1, len(pts)), bool))[0]
+    assert support_margin(z, pts, [True] * len(pts)) >= -1e-9
+
+
+def test_zmp_hand_cases():
+    square = np.array([[[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]]])
+    all_down = np.ones((1, 4), bool)
+    # the body centre inside the support: the ZMP stays there (the centroid is there too)
+    assert zmp_path(square, all_down)[0] == pytest.approx([0.0, 0.0])
+    # a diagonal pair (1, 1)-(-1, -1) passes through the centre: the ZMP is the centre
+    diag = np.array([[True, False, False, True]])
+    assert zmp_path(square, diag)[0] == pytest.approx([0.0, 0.0])
+    # two feet on the left, y = 1: nearest point (0, 1), already at the centroid
+    left = np.array([[True, False, True, False]])
+    assert zmp_path(square, left)[0] == pytest.approx([0.0, 1.0])
+    # no foot down: the centre
+    assert zmp_path(square, np.zeros((1, 4), bool))[0] == pytest.approx([0.0, 0.0])
+    # the triangle (1, 1), (1, -1), (3, 0): nearest point (1, 0); 30 % toward the
+    # centroid (5/3, 0) gives 1.2
+    tri = np.array([[[1.0, 1.0], [1.0, -1.0], [3.0, 0.0]]])
+    assert zmp_path(tri, np.ones((1, 3), bool), inset=0.3)[0] == pytest.approx([1.2, 0.0])
+
+
+@given(st.lists(st.floats(-1.0, 1.0), min_size=3, max_size=64),
+       st.floats(0.5, 20.0), st.floats(0.1, 3.0))  # fmt: skip
+@settings(max_examples=100, deadline=None)
+def test_the_pendulum_path_solves_its_periodic_equation(z, omega, period):
+    z = np.array(z)
+    c = periodic_lip(z, omega, period)
+    h = period / len(z)
+    lhs = np.roll(c, -1) - 2 * c + np.roll(c, 1)
+    assert lhs == pytest.approx((omega * h) ** 2 * (c - z), abs=1e-9)
+
+
+def test_a_constant_zmp_gives_a_still_body():
+    assert periodic_lip(np.full((50, 2), 0.3), 6.0, 1.0) == pytest.approx(np.full((50, 2), 0.3))
+
+
+def test_the_pendulum_path_matches_the_trots_hand_solution():
+    """A trot's support line passes the body at an offset that runs linearly from -a to +a
+    over each stance and back over the next (a triangle wave, slope s = 2a / T). The
+    periodic pendulum solution is z - s / (omega cosh(omega T / 2)) sinh(omega (t - t_c))
+    on each rising half, so at a corner it reaches a - (s / omega) tanh(omega T / 2)."""
+    a, T, h = 0.033, 0.33, 0.24
+    omega = math.sqrt(GRAVITY / h)
+    n = 4000
+    t = (np.arange(n) + 0.5) / n * 2 * T
+    z = np.where(t < T, -a + 2 * a * t / T, a - 2 * a * (t - T) / T)
+    c = periodic_lip(z, omega, 2 * T)
+    s = 2 * a / T
+    peak = a - s / omega * math.tanh(omega * T / 2)
+    assert c.max() == pytest.approx(peak, rel=2e-3)
+    assert c.min() == pytest.approx(-peak, rel=2e-3)
+    assert peak < 0.3 * a  # the body sways far less than the line wanders
+
+
+def test_the_table_is_periodic_and_interpolated():
+    table = np.array([[0.0, 0.0], [1.0, 2.0], [2.0, 4.0], [1.0, 2.0]])
+    assert table_lookup(table, 0.125) == pytest.approx([0.5, 1.0])
+    assert table_lookup(table, 1.125) == pytest.approx([0.5, 1.0])
+    assert table_lookup(table, -0.875) == pytest.approx([0.5, 1.0])
+    assert table_lookup(table, np.array([[0.0, 0.5]])).shape == (1, 2, 2)
+
+
+def test_walker_sway_moves_the_body_by_the_table():
+    """The swayed body is the plain body plus the table's offset turned to the heading,
+    the feet's places do not move, and a sway of 0 is the catalog's body path."""
+    plain = Walker("fox", path=Arc(2.0))
+    swayed = Walker("fox", path=Arc(2.0), sway=1.0)
+    d = np.linspace(0.0, 3 * plain.cycle, 97)
+    p0, _, heading = plain.body_at(d)
+    p1, _, _ = swayed.body_at(d)
+    local = table_lookup(swayed._balance_table(), d / swayed.cycle)
+    c, s = np.cos(heading), np.sin(heading)
+    world = np.stack([c * local[:, 0] - s * local[:, 1], s * local[:, 0] + c * local[:, 1]], 1)
+    assert p1[:, :2] - p0[:, :2] == pytest.approx(world, abs=1e-12)
+    assert p1[:, 2] == pytest.approx(p0[:, 2])
+    assert swayed.feet_plan(d)[0] == pytest.approx(plain.feet_plan(d)[0])
+    assert np.ptp(local[:, 1]) > 1e-3  # the fox does sway
+
+
+def test_a_trot_turning_in_place_needs_no_sway():
+    """Turning in place, a trot's diagonal pair is symmetric about the body centre, so its
+    support line always passes under it."""
+    table = Walker("hound", path=TurnInPlace(0.2), sway=1.0)._balance_table()
+    assert np.abs(table).max() < 1e-9
+
+
+def test_sway_table_is_built_from_the_walkers_own_feet():
+    w = Walker("hound", path=Straight(), sway=1.0)
+    table = w._balance_table()
+    assert table.shape == (SWAY_SAMPLES, 2)
+    # by hand: the stance feet seen from the body over one cycle
+    g, geo = w.gait, w.geometry
+    tt = np.arange(SWAY_SAMPLES)[:, None] / SWAY_SAMPLES + [leg.phase for leg in g.legs]
+    tt -= np.floor(tt)
+    down = tt < g.duty
+    xy = np.broadcast_to(geo.homes[:, :2], (SWAY_SAMPLES, g.n_legs, 2)).copy()
+    xy[..., 0] += np.where(down, 0.5 - tt / g.duty, 0.0) * g.stride
+    period = g.stride / (g.duty * g.clip_speed)
+    assert table == pytest.approx(sway_table(xy, down, period, geo.standing_height), abs=1e-12)

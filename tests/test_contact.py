@@ -1,0 +1,96 @@
+"""Foot pads and capture-point foot placement: hand-computed values and what the physics
+does with them."""
+
+from __future__ import annotations
+
+import math
+
+import pybullet as p
+import pytest
+
+from gaitsim.geometry import FOOT_PAD_DAMPING, FOOT_PAD_SINK, GRAVITY, foot_pad, geometry
+from gaitsim.sim.controller import ControlConfig, GaitController
+from gaitsim.sim.robot import Robot
+from gaitsim.sim.run import physics_walker_options, simulate
+from gaitsim.sim.world import World
+from gaitsim.walker import Walker, resolve_entry
+
+
+def test_foot_pad_by_hand():
+    """The fox: 3.5 kg on four feet, foot radius r. Each foot sinks FOOT_PAD_SINK r under
+    m g / 4, critically damped for m / 4."""
+    geo = geometry(resolve_entry("fox").gait)
+    k, d = foot_pad(geo)
+    m = geo.total_mass / 4
+    assert geo.total_mass == pytest.approx(3.5)
+    assert k == pytest.approx(m * GRAVITY / (FOOT_PAD_SINK * geo.foot_radius))
+    assert d == pytest.approx(FOOT_PAD_DAMPING * 2 * math.sqrt(k * m))
+    # a heavier walker on the same feet gets stiffer pads, a smaller foot too
+    assert foot_pad(geo, n_feet=2)[0] == pytest.approx(2 * k)
+
+
+@pytest.mark.parametrize("walker", ["fox", "spider_bot"])
+def test_the_robot_has_its_foot_pads(walker):
+    with World() as world:
+        robot = Robot(world, walker)
+        k, d = foot_pad(robot.geometry)
+        for f in robot.foot_index:
+            info = p.getDynamicsInfo(robot.body_id, int(f), physicsClientId=world.client)
+            assert info[9] == pytest.approx(k, rel=1e-6)  # contact stiffness
+            assert info[8] == pytest.approx(d, rel=1e-6)  # contact damping
+
+
+@pytest.mark.parametrize("walker", ["hound", "spider_bot"])
+def test_a_standing_foot_sinks_about_its_share_of_the_pad(walker):
+    """Standing 1 s on its home pose, every foot down: the feet sink on average about
+    FOOT_PAD_SINK of their radius (between half and twice that: the shares are uneven)."""
+    with World() as world:
+        robot = Robot(world, walker)
+        robot.command_positions(robot.home_joints)
+        world.step(240)
+        z = robot.foot_positions()[:, 2]
+        r = robot.geometry.foot_radius
+        sink = r - z  # the ground is at 0
+        assert robot.foot_contacts().all()
+    assert 0.5 * FOOT_PAD_SINK * r <= sink.mean() <= 2.0 * FOOT_PAD_SINK * r, sink / r
+
+
+class _Sensed:
+    def __init__(self, position, velocity):
+        self.position = position
+        self.linear_velocity = velocity
+
+
+@pytest.mark.parametrize("gain", [1.0, 0.5])
+def test_capture_point_placement_by_hand(gain):
+    """A body 1 cm left of its reference and moving 0.1 m/s faster forward lands its feet
+    gain x (0.1 / omega, 0.01) off the plan, omega = sqrt(g / standing height)."""
+    entry = resolve_entry("hound")
+    with World() as world:
+        robot = Robot(world, entry)
+        kin = Walker(entry, **physics_walker_options())
+        ctl = GaitController(world, robot, kin, ControlConfig(capture_gain=gain))
+        ref = ((0.0, 0.0, 0.3), None, 0.0, True)
+        ref2 = ((0.01 * ctl.dt, 0.0, 0.3), None, 0.0, True)  # the reference at 0.01 m/s
+        sensed = _Sensed((0.0, 0.01, 0.3), (0.11, 0.0, 0.0))
+        cx, cy = ctl._placement(sensed, ref, ref2)
+    omega = math.sqrt(GRAVITY / kin.geometry.standing_height)
+    assert cx == pytest.approx(gain * 0.1 / omega)
+    assert cy == pytest.approx(gain * 0.01)
+
+
+def test_no_capture_gain_no_placement_feedback():
+    entry = resolve_entry("hound")
+    with World() as world:
+        robot = Robot(world, entry)
+        ctl = GaitController(world, robot, Walker(entry), ControlConfig(capture_gain=0.0))
+        ref = ((0.0, 0.0, 0.3), None, 0.0, True)
+        assert ctl._placement(_Sensed((1.0, 1.0, 0.3), (1.0, 1.0, 0.0)), ref, ref) == (0, 0)
+
+
+def test_physics_runs_sway_unless_told_not_to():
+    assert physics_walker_options() == {"sway": 1.0}
+    assert physics_walker_options({"sway": 0.0, "swing": "clearance"}) == {
+        "sway": 0.0, "swing": "clearance"}  # fmt: skip
+    s = simulate("fox", seconds=1.0, walker_options={"sway": 0.0}).summary
+    assert s["finite"]
