@@ -14,7 +14,7 @@ from collections import OrderedDict
 import gymnasium as gym
 import numpy as np
 
-from gaitsim.geometry import geometry
+from gaitsim.body import compile_body
 from gaitsim.scenario import Scenario
 from gaitsim.sim.controller import (
     BODY_MODES,
@@ -28,8 +28,7 @@ from gaitsim.sim.robot import Robot
 from gaitsim.sim.run import physics_walker_options
 from gaitsim.sim.world import DisplayError, display_available
 from gaitsim.terrain import Flat, Slope
-from gaitsim.urdf import joint_limits
-from gaitsim.walker import Walker, resolve_entry
+from gaitsim.walker import Walker
 
 from . import rewards
 from .actions import ActionMap
@@ -255,9 +254,10 @@ class WalkEnv(gym.Env):
     def _set_walker(self, walker, walker_options) -> None:
         """The walker's entry, gait and body figures; its Walker options, checked now (not
         at the first reset)."""
-        self.entry = resolve_entry(walker)
+        self.body = compile_body(walker)
+        self.entry = self.body.entry
         self.gait = self.entry.gait
-        geo = geometry(self.gait)
+        geo = self.body.geometry
         self.n_legs = self.gait.n_legs
         self.standing_height = geo.standing_height
         self.mass = geo.total_mass
@@ -278,7 +278,7 @@ class WalkEnv(gym.Env):
         )
         self.action_mode = action_mode
         self.action_space = self.actions.space
-        lo, hi = joint_limits(self.entry)
+        lo, hi = self.body.lower, self.body.upper
         yaw_max = max(1.0, 1.5 * (self.task.yaw_rate_max() + self.actions.max_yaw_rate))
         self.observer = Observer(
             self.n_legs, lo, hi, self.standing_height, 1.5 * self.task.speed_max(), yaw_max
@@ -319,7 +319,7 @@ class WalkEnv(gym.Env):
         scenario = self._scenario(params)
         world, rebuilt = self.arena.ground(scenario)
         if rebuilt or self.robot is None:
-            self.robot = Robot(world, self.entry)
+            self.robot = Robot(world, self.body)
             self.actions.bind(self.robot)
             self.mass = self.robot.mass
             self._video = None

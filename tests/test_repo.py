@@ -157,3 +157,20 @@ def test_catalog_reference_names_every_field():
     ]
     missing = [f for f in fields if f"`{f}`" not in text]
     assert not missing, f"docs/catalog.md does not describe {missing}"
+
+
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_library_function_over_80_lines():
+    """Functions in the package and the envs do one job each; long ones get split."""
+    import ast
+
+    long = []
+    for path in sorted([*(ROOT / "gaitsim").rglob("*.py"), *(ROOT / "envs").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({n})")
+    assert not long, long

@@ -12,10 +12,8 @@ from typing import NamedTuple
 import numpy as np
 import pybullet as p
 
-from .. import urdf as urdf_mod
-from ..geometry import foot_pad, geometry
+from ..body import compile_body
 from ..ik import leg_ik
-from ..walker import resolve_entry
 from .world import World
 
 # Position-control defaults. PyBullet's motor solves, within the force limit, for the joint
@@ -39,16 +37,6 @@ def is_touch(point) -> bool:
 
 
 LOAD_FLAGS = p.URDF_USE_IMPLICIT_CYLINDER | p.URDF_USE_INERTIA_FROM_FILE
-
-
-def _flat(names) -> list[str]:
-    out: list[str] = []
-    for n in names:
-        if isinstance(n, str):
-            out.append(n)
-        else:
-            out.extend(_flat(n))
-    return out
 
 
 class Sensed(NamedTuple):
@@ -82,7 +70,9 @@ class Robot:
 
     ``body_id``: the pybullet body; ``joint_index`` (L, 3) int: joint indices in chain
     order; ``foot_index`` (L,) int: foot link indices; ``effort`` (L, 3): URDF effort limits
-    (N m); ``geometry``: the walker's resolved Geometry.
+    (N m); ``geometry``: the walker's resolved Geometry; ``body``: its compiled Body
+    (``entry`` may be one, or anything ``compile_body`` takes: an Entry, a Gait, a built-in
+    name; ``cache_dir`` only matters then).
     """
 
     def __init__(
@@ -98,13 +88,14 @@ class Robot:
     ):
         self.world = world
         self.client = world.client
-        self.entry = resolve_entry(entry)
+        self.body = compile_body(entry, cache_dir=cache_dir)
+        self.entry = self.body.entry
         self.gait = self.entry.gait
-        self.geometry = geometry(self.gait)
+        self.geometry = self.body.geometry
         self.n_legs = self.gait.n_legs
         if base_position is None:
             base_position = (0.0, 0.0, self.standing_height(world.terrain, 0.0, 0.0))
-        path = urdf_mod.cached_urdf(self.entry, cache_dir=cache_dir)
+        path = self.body.urdf_path
         self.urdf_path = path
         self.body_id = p.loadURDF(
             str(path),
@@ -143,8 +134,8 @@ class Robot:
         self.set_joint_positions(self.home_joints if joint_positions is None else joint_positions)
 
     def _set_foot_pads(self) -> None:
-        """Feet as damped pads (``geometry.foot_pad``), not rigid balls."""
-        k, d = foot_pad(self.geometry)
+        """Feet as damped pads (``Body.pad``, see ``geometry.foot_pad``), not rigid balls."""
+        k, d = self.body.pad
         for f in self._feet:
             p.changeDynamics(self.body_id, f, contactStiffness=k, contactDamping=d,
                              physicsClientId=self.client)  # fmt: skip
@@ -160,7 +151,7 @@ class Robot:
             by_joint[ji[1].decode()] = j
             by_link[ji[12].decode()] = j
             info[j] = ji
-        names = _flat(urdf_mod.joint_names(self.gait))
+        names = list(self.body.joint_names)
         missing = [n for n in names if n not in by_joint]
         if missing or len(names) != 3 * self.n_legs:
             raise RuntimeError(
@@ -169,7 +160,7 @@ class Robot:
             )
         self.joint_names = names
         self.joint_index = np.array([by_joint[n] for n in names], dtype=int).reshape(-1, 3)
-        feet = _flat(urdf_mod.foot_link_names(self.gait))
+        feet = list(self.body.foot_links)
         missing = [n for n in feet if n not in by_link]
         if missing:
             raise RuntimeError(f"Robot: {self.urdf_path} lacks foot links {missing}")

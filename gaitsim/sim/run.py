@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..body import compile_body
 from ..catalog import MAX_RUN_SECONDS, GaitsimError
 from ..geometry import GRAVITY
-from ..geometry import geometry as _geometry
 from ..path import Arc, Straight, TurnInPlace
 from ..terrain import Flat, Rough
 from ..validate import turn_radius as natural_turn_radius
@@ -155,12 +155,13 @@ def simulate(
         raise RunError(
             f"seconds must be in (0, {MAX_SECONDS:g}] (10 simulated hours), got {seconds!r}"
         )
-    entry = resolve_entry(walker)
+    body = compile_body(walker)
+    entry = body.entry
     start, friction = _spread(entry, speed_scale, friction, seed)
     config = config if config is not None else ControlConfig()
     speed = entry.gait.clip_speed * speed_scale
     path = make_path(entry, speed, turn_radius, yaw_rate)
-    reach = float(np.max(np.abs(resolve_geometry(entry).homes[:, :2]))) + 0.5
+    reach = float(np.max(np.abs(body.geometry.homes[:, :2]))) + 0.5
     terrain = terrain if terrain is not None else Flat()
     terrain = cover_path(terrain, path, speed * seconds * 1.5 + 1.0, reach)
     kin = Walker(entry, terrain, path, speed_scale, **physics_walker_options(walker_options))
@@ -172,7 +173,7 @@ def simulate(
         solver_iterations=solver_iterations,
     )
     try:
-        robot = Robot(world, entry)
+        robot = Robot(world, body)
         horizon = start + speed * min(seconds, TABLE_AHEAD_S) * 1.05 + kin.cycle
         ctl = GaitController(world, robot, kin, config, start=start, horizon=horizon)
         _walk(ctl, kin, round(seconds / ctl.dt), stop_on_fall, on_step)
@@ -248,10 +249,6 @@ def _summary(ctl: GaitController, kin: Walker, rec: dict) -> dict:
     summary["duty_error_max"] = max(abs(d - want) for d in duty)
     summary["duty_error_mean"] = abs(sum(duty) / len(duty) - want)
     return summary
-
-
-def resolve_geometry(entry):
-    return _geometry(entry.gait)
 
 
 def _fallen(ctl: GaitController, walker: Walker) -> bool:

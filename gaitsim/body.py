@@ -1,0 +1,78 @@
+"""A walker resolved once into the body that physics loads: ``compile_body(walker)``.
+
+Everything an engine, the controller and the Gymnasium env need to know about a walker's
+body, worked out from its catalog entry in one place: the geometry (mounts, homes, leg
+chain, masses, foot radius), the joint and foot-link names in chain order, the joint
+limits and torque limits, the foot pads' contact stiffness and damping, and the URDF file
+(written once per distinct text, see ``urdf.cached_urdf``). ``Robot``, ``simulate()`` and
+the env take a ``Body``; each of them used to ask ``walker.py``, ``geometry.py`` and
+``urdf.py`` for these again.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .catalog import Entry, Gait
+from .geometry import Geometry, foot_pad, geometry
+from .urdf import cached_urdf, effort_limits, foot_link_names, joint_limits, joint_names
+from .walker import resolve_entry
+
+
+@dataclass(frozen=True, eq=False)
+class Body:
+    """One walker's compiled body (see the module docstring). Arrays are read-only."""
+
+    entry: Entry
+    geometry: Geometry
+    joint_names: tuple[str, ...]  # 3 per leg, chain order, legs in catalog order
+    foot_links: tuple[str, ...]  # one per leg; the link origin is the foot-sphere centre
+    lower: np.ndarray = field(repr=False)  # (legs, 3) joint limits, radians
+    upper: np.ndarray = field(repr=False)
+    effort: np.ndarray = field(repr=False)  # (legs,) torque limit of each joint of a leg
+    pad: tuple[float, float]  # foot contact stiffness (N/m) and damping (N s/m)
+    urdf_path: Path
+
+    @property
+    def gait(self) -> Gait:
+        return self.entry.gait
+
+    @property
+    def n_legs(self) -> int:
+        return self.entry.gait.n_legs
+
+    @property
+    def mass(self) -> float:
+        return self.geometry.total_mass
+
+    @property
+    def standing_height(self) -> float:
+        return self.geometry.standing_height
+
+
+def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:
+    """The compiled body of ``walker`` (a Body, returned as is; an Entry, a Gait or a
+    built-in name). ``cache_dir``: where the URDF file is written (default: the URDF
+    cache, see ``urdf.cached_urdf``)."""
+    if isinstance(walker, Body):
+        return walker
+    entry = resolve_entry(walker)
+    gait = entry.gait
+    lower, upper = joint_limits(gait)
+    effort = np.array(effort_limits(gait), dtype=float)
+    effort.setflags(write=False)
+    return Body(
+        entry=entry,
+        geometry=geometry(gait),
+        joint_names=tuple(joint_names(gait)),
+        foot_links=tuple(foot_link_names(gait)),
+        lower=lower,
+        upper=upper,
+        effort=effort,
+        pad=foot_pad(geometry(gait)),
+        urdf_path=cached_urdf(entry, cache_dir=cache_dir),
+    )
