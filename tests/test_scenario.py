@@ -13,24 +13,11 @@ from pathlib import Path
 import pytest
 
 from gaitsim import load_catalog
-from gaitsim.catalog import Catalog, save_catalog
 from gaitsim.cli import build_parser, main
 from gaitsim.scenario import Scenario, ScenarioError, TerrainSpec
 from gaitsim.sim.summary import ASSIST_KEYS, RunSummary
 from gaitsim.sweep import METRICS, cells, parse_sweep
 from gaitsim.terrain import Flat, Rough, Slope
-
-
-def _custom_catalog(folder: Path) -> Path:
-    """A 'fox' that is not the built-in fox (shorter stride, slower) and a 'newt' that is
-    not built in at all."""
-    cat = load_catalog()
-    fox = cat["fox"]
-    gait = dataclasses.replace(fox.gait, stride=0.12, clip_speed=0.3)
-    newt = dataclasses.replace(cat["horn_beetle"], name="newt")
-    path = folder / "my.json"
-    save_catalog(Catalog([dataclasses.replace(fox, gait=gait), newt]), path)
-    return path
 
 
 def _cli_scenario(catalog: Path, walker: str, *flags: str) -> Scenario:
@@ -73,8 +60,10 @@ SAME_SETTINGS = [
 
 
 @pytest.mark.parametrize("sweep, flags", SAME_SETTINGS)
-def test_cli_flags_and_a_sweep_cell_make_equal_scenarios(tmp_path, sweep, flags):
-    custom = _custom_catalog(tmp_path)
+def test_cli_flags_and_a_sweep_cell_make_equal_scenarios(
+    custom_catalog_file, tmp_path, sweep, flags
+):
+    custom = custom_catalog_file
     parameter, value, seed, definition = sweep
     from_sweep = _sweep_scenario(custom, "fox", parameter, value, seed, **definition)
     from_cli = _cli_scenario(custom, "fox", *flags.split(), "--seconds", "2")
@@ -140,11 +129,13 @@ SWEEPS = {
 
 
 @pytest.mark.parametrize("name", list(SWEEPS))
-def test_a_sweep_row_over_a_custom_catalog_equals_gaitsim_walk(tmp_path, capsys, name):
+def test_a_sweep_row_over_a_custom_catalog_equals_gaitsim_walk(
+    custom_catalog_file, tmp_path, capsys, name
+):
     """The issue's done-when: a sweep over a custom catalog (a walker named like a built-in)
     runs the file's walker, and its row equals `gaitsim walk NAME --catalog FILE` for the
     same settings."""
-    custom = _custom_catalog(tmp_path)
+    custom = custom_catalog_file
     parameter, value, scale, flags = SWEEPS[name]
     d = tmp_path / "d.toml"
     d.write_text(

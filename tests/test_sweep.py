@@ -300,21 +300,6 @@ def test_a_bad_definition_fails_before_any_worker_starts(tmp_path, capsys):
 ONE = {**TINY, "values": [1.0], "seeds": 1, "seconds": 0.5}
 
 
-def _custom_catalog(folder: Path) -> Path:
-    """A 'fox' that is not the built-in fox (slower, shorter stride) and a walker that is
-    not built in at all."""
-    from gaitsim import load_catalog
-    from gaitsim.catalog import Catalog, save_catalog
-
-    cat = load_catalog()
-    fox = cat["fox"]
-    gait = dataclasses.replace(fox.gait, stride=0.12, clip_speed=0.3)
-    newt = dataclasses.replace(cat["horn_beetle"], name="newt")
-    path = folder / "my.json"
-    save_catalog(Catalog([dataclasses.replace(fox, gait=gait), newt]), path)
-    return path
-
-
 def _check_custom_rows(rows):
     by = {r["walker"]: r for r in rows}
     assert set(by) == {"fox", "newt"}
@@ -323,10 +308,10 @@ def _check_custom_rows(rows):
     assert all(float(r["distance_m"]) > 0 for r in rows)
 
 
-def test_a_custom_catalog_runs_its_own_walkers(tmp_path, capsys):
+def test_a_custom_catalog_runs_its_own_walkers(custom_catalog_file, tmp_path, capsys):
     from gaitsim.cli import main
 
-    custom = _custom_catalog(tmp_path)
+    custom = custom_catalog_file
     d = tmp_path / "c.toml"
     d.write_text(
         'name = "c"\nparameter = "speed_scale"\nvalues = [1.0]\nwalkers = ["fox", "newt"]\n'
@@ -347,13 +332,13 @@ def gaitsim_load(path):
     return load_catalog(path)
 
 
-def test_ray_backend_runs_a_custom_catalog(tmp_path, monkeypatch):
+def test_ray_backend_runs_a_custom_catalog(custom_catalog_file, tmp_path, monkeypatch):
     pytest.importorskip("ray", reason="ray extra not installed")
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     monkeypatch.setenv("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     sw = parse_sweep(
-        {**ONE, "walkers": ["fox", "newt"]}, catalog=gaitsim_load(_custom_catalog(tmp_path))
+        {**ONE, "walkers": ["fox", "newt"]}, catalog=gaitsim_load(custom_catalog_file)
     )
     rows, failed = run_sweep(sw, tmp_path / "out", backend="ray", progress=False)
     assert not failed
@@ -374,7 +359,7 @@ def test_a_worker_refuses_entries_that_do_not_match_their_hash():
 # ---------------------------------------------------------------------------- the output folder
 
 
-def test_resuming_with_another_definition_or_catalog_is_refused(tmp_path):
+def test_resuming_with_another_definition_or_catalog_is_refused(custom_catalog_file, tmp_path):
     out = tmp_path / "out"
     sw = parse_sweep(ONE)
     run_sweep(sw, out, progress=False)
@@ -388,7 +373,7 @@ def test_resuming_with_another_definition_or_catalog_is_refused(tmp_path):
     other = parse_sweep({**ONE, "seconds": 0.6})
     with pytest.raises(SweepError, match=r"different definition .*--restart"):
         run_sweep(other, out, progress=False)
-    custom = gaitsim_load(_custom_catalog(tmp_path))
+    custom = gaitsim_load(custom_catalog_file)
     changed = parse_sweep({**ONE, "walkers": ["newt"]}, catalog=custom)
     assert changed.definition_sha256() != sw.definition_sha256()
     beetle = dataclasses.replace(custom["newt"], name="horn_beetle")
