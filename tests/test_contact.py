@@ -7,6 +7,8 @@ import math
 
 import pybullet as p
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gaitsim.geometry import FOOT_PAD_DAMPING, FOOT_PAD_SINK, GRAVITY, foot_pad, geometry
 from gaitsim.sim.controller import ControlConfig, GaitController
@@ -94,3 +96,29 @@ def test_physics_runs_sway_unless_told_not_to():
         "sway": 0.0, "swing": "clearance"}  # fmt: skip
     s = simulate("fox", seconds=1.0, walker_options={"sway": 0.0}).summary
     assert s["finite"]
+
+
+unit = st.tuples(*[st.floats(-1.0, 1.0)] * 4).filter(lambda q: sum(x * x for x in q) > 0.01)
+
+
+@given(unit, unit, st.floats(0.001, 0.05))
+@settings(max_examples=200, deadline=None)
+def test_the_controllers_rolling_offset_is_the_metrics_one(q0, q1, radius):
+    """The control loop's scalar rolling offset of a held sphere foot (what it adds to the
+    plant) and the metrics' vectorized one (what slip takes out) are one formula."""
+    import types
+
+    import numpy as np
+
+    from gaitsim.sim.metrics import rolled
+
+    n0, n1 = math.sqrt(sum(x * x for x in q0)), math.sqrt(sum(x * x for x in q1))
+    q0 = tuple(x / n0 for x in q0)
+    q1 = tuple(x / n1 for x in q1)
+    ctl = GaitController.__new__(GaitController)
+    ctl.config = ControlConfig()
+    ctl.geo = types.SimpleNamespace(foot_radius=radius)
+    ctl._td_quat = [q0]
+    ox, oy = ctl._rolled(0, q1)
+    want = rolled(np.array(q0), np.array(q1), radius)
+    assert (ox, oy) == pytest.approx((want[0], want[1]), abs=1e-9)
