@@ -27,35 +27,13 @@ from __future__ import annotations
 import numpy as np
 
 from .geometry import GRAVITY
+from .polygon import convex_hull
 
 SWAY_SAMPLES = 240  # table samples per gait cycle
 ZMP_INSET = 0.3  # share of the way from the hull's nearest point to its centroid
 
 
-def _hull(points: np.ndarray) -> np.ndarray:
-    """Convex hull (counter-clockwise, no repeat) of a few 2-D points; collinear or
-    coincident points give their extreme pair (or the one point)."""
-    pts = sorted({(float(x), float(y)) for x, y in points})
-    if len(pts) <= 2:
-        return np.array(pts)
-
-    def cross(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower: list = []
-    for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 1e-15:
-            lower.pop()
-        lower.append(p)
-    upper: list = []
-    for p in reversed(pts):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 1e-15:
-            upper.pop()
-        upper.append(p)
-    hull = lower[:-1] + upper[:-1]
-    if len(hull) < 3:  # all on one line: its two ends
-        return np.array([pts[0], pts[-1]])
-    return np.array(hull)
+COLLINEAR_TOL = 1e-15  # a foot that turns the hull by less is on its neighbours' line
 
 
 def _nearest_on_segment(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -89,7 +67,7 @@ def zmp_path(feet_xy: np.ndarray, stance: np.ndarray, inset: float = ZMP_INSET) 
     for k, (xy, st) in enumerate(zip(feet_xy, stance, strict=True)):
         if not np.any(st):
             continue
-        hull = _hull(xy[st])
+        hull = convex_hull(xy[st], COLLINEAR_TOL)
         near = nearest_in_hull(origin, hull)
         out[k] = near + inset * (hull.mean(axis=0) - near)
     return out

@@ -62,17 +62,18 @@ def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:
         return walker
     entry = resolve_entry(walker)
     gait = entry.gait
+    geo = geometry(gait)
     lower, upper = joint_limits(gait)
     effort = np.array(effort_limits(gait), dtype=float)
     effort.setflags(write=False)
     return Body(
         entry=entry,
-        geometry=geometry(gait),
+        geometry=geo,
         joint_names=tuple(joint_names(gait)),
         foot_links=tuple(foot_link_names(gait)),
         lower=lower,
         upper=upper,
         effort=effort,
-        pad=foot_pad(geometry(gait)),
+        pad=foot_pad(geo),
         urdf_path=cached_urdf(entry, cache_dir=cache_dir),
     )

@@ -261,11 +261,10 @@ class Walker:
         """``balance.sway_table`` for this walker: its planned feet over one cycle, seen
         from the (unswayed) body, a cycle of ``cycle / nominal_speed`` seconds."""
         d = np.arange(balance.SWAY_SAMPLES) / balance.SWAY_SAMPLES * self.cycle
-        xy = self.feet_plan(d)[0]
+        xy, stance = self.feet_plan(d)[:2]
         body_xy, heading = self.path.pose(d)
         local = _rot2(-heading[:, None], xy - body_xy[:, None, :])
         period = self.cycle / self.nominal_speed
-        stance = cycle_position(self.gait, d, self.speed_scale) < self.gait.duty
         return balance.sway_table(local, stance, period, self.geometry.standing_height)
 
     def _bob(self, stance, s):

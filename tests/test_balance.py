@@ -28,9 +28,10 @@ points = st.lists(st.tuples(coord, coord), min_size=1, max_size=8)
 
 
 def _hull_of(pts):
-    from gaitsim.balance import _hull
+    from gaitsim.balance import COLLINEAR_TOL
+    from gaitsim.polygon import convex_hull
 
-    return _hull(np.array(pts))
+    return convex_hull(np.array(pts), COLLINEAR_TOL)
 
 
 @given(points, st.tuples(coord, coord))

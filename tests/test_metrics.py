@@ -15,6 +15,7 @@ from hypothesis.extra.numpy import arrays
 from scipy.spatial import ConvexHull, Delaunay, QhullError
 from scipy.spatial.transform import Rotation
 
+from gaitsim.polygon import convex_hull as _convex_hull
 from gaitsim.sim.metrics import (
     FALL_HEIGHT_FRACTION,
     FALL_TILT_DEG,
@@ -22,7 +23,6 @@ from gaitsim.sim.metrics import (
     VERDICTS,
     ContactTally,
     Recorder,
-    _convex_hull,
     contact_fidelity,
     roll_pitch_deg,
     stance_slips,

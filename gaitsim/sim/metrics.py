@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..geometry import GRAVITY
+from ..polygon import hull as _hull
 
 FALL_TILT_DEG = 60.0  # a fall: roll or pitch beyond this ...
 FALL_HEIGHT_FRACTION = 0.4  # ... or the body below this share of its standing height,
@@ -187,37 +188,6 @@ def support_margin(com_xy, feet_xy, contacts) -> float:
     return d if inside else -d
 
 
-def _hull(p: list) -> list:
-    """Andrew's monotone chain over sorted, distinct points; counter-clockwise, no repeat."""
-    if len(p) <= 2:
-        return list(p)
-    lower: list = []
-    for q in p:
-        while len(lower) >= 2 and _cross(lower[-2], lower[-1], q) <= 0:
-            lower.pop()
-        lower.append(q)
-    upper: list = []
-    for q in reversed(p):
-        while len(upper) >= 2 and _cross(upper[-2], upper[-1], q) <= 0:
-            upper.pop()
-        upper.append(q)
-    return lower[:-1] + upper[:-1]
-
-
-def _cross(o, a, b) -> float:
-    """z of (a - o) x (b - o): > 0 when o, a, b turn counter-clockwise."""
-    ox, oy = o
-    ax, ay = a
-    bx, by = b
-    return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
-
-
-def _convex_hull(pts) -> np.ndarray:
-    """The convex hull of an (n, 2) array, counter-clockwise, as an array."""
-    p = sorted({(float(x), float(y)) for x, y in np.asarray(pts, float)})
-    return np.array(_hull(p))
-
-
 def _segment_distance(cx, cy, ax, ay, bx, by) -> float:
     abx, aby = bx - ax, by - ay
     n2 = abx * abx + aby * aby
@@ -249,7 +219,7 @@ def _polygon_distance(cx, cy, hull) -> tuple[float, bool]:
     inside = True
     ax, ay = hull[-1]
     for bx, by in hull:  # edges (last, first), (first, second), ...
-        if (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) < 0:  # _cross(a, b, c), unpacked
+        if (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) < 0:  # polygon.cross(a, b, c), unpacked
             inside = False
         d = _segment_distance(cx, cy, ax, ay, bx, by)
         if d < best:

@@ -1,0 +1,40 @@
+"""Convex hulls of a few plane points (plain floats): the support polygon of the feet that
+are down, for the balancing sway's ZMP plan (``balance``) and the support margin metric
+(``sim.metrics``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def cross(o, a, b) -> float:
+    """z of (a - o) x (b - o): > 0 when o, a, b turn counter-clockwise."""
+    ox, oy = o
+    ax, ay = a
+    bx, by = b
+    return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
+
+
+def hull(p: list, tol: float = 0.0) -> list:
+    """Andrew's monotone chain over sorted, distinct points: counter-clockwise, no repeat.
+    A point that turns by at most ``tol`` (the cross product) is dropped as collinear, so
+    points on one line give their two ends."""
+    if len(p) <= 2:
+        return list(p)
+    lower: list = []
+    for q in p:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], q) <= tol:
+            lower.pop()
+        lower.append(q)
+    upper: list = []
+    for q in reversed(p):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], q) <= tol:
+            upper.pop()
+        upper.append(q)
+    return lower[:-1] + upper[:-1]
+
+
+def convex_hull(pts, tol: float = 0.0) -> np.ndarray:
+    """The convex hull of an (n, 2) array, counter-clockwise, as an array (see ``hull``)."""
+    p = sorted({(float(x), float(y)) for x, y in np.asarray(pts, float)})
+    return np.array(hull(p, tol))
