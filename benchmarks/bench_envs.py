@@ -37,6 +37,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import gymnasium as gym
 import numpy as np
+from bench_physics import replay  # the same twin replay as the physics benchmark
 
 import gaitsim
 import gaitsim.sim  # pybullet's banner goes to stderr, so --json output stays clean
@@ -113,15 +114,7 @@ def _episode_ratio(env, fast, twin_c, twin_p, blocks: int, block_steps: int, war
 
     def physics_block() -> float:
         # the walk's joint commands and torque feedforward on the twin (the same motion)
-        cmd, tq, step = robot_p.command_joint_list, robot_p.command_torque_list, world_p.step
-        it = iter(torques)
-        t0 = time.perf_counter()
-        for q, v, kp, forces in commands:
-            cmd(q, v, kp, forces)
-            for _ in range(n_sub):
-                tq(next(it))
-                step(1)
-        return time.perf_counter() - t0
+        return replay(robot_p, world_p, commands, torques, n_sub)
 
     commands.clear()
     torques.clear()

@@ -79,7 +79,9 @@ def test_rollout_digest_is_reproducible(tmp_path):
 # ---------------------------------------------------------------------------- self-contained
 
 # Built by concatenation so that this file does not match its own patterns.
-OUTSIDE_REFERENCES = ("../" + "shared", "shared/" + "DESIGN.md", "shared/" + "seeds")
+OUTSIDE_REFERENCES = tuple(
+    "/".join(parts) for parts in (("..", "shared"), ("shared", "DESIGN.md"), ("shared", "seeds"))
+)
 
 
 def repo_text_files() -> list[Path]:
