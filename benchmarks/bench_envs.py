@@ -90,7 +90,7 @@ def _episode_ratio(env, fast, twin_c, twin_p, blocks: int, block_steps: int, war
         commands.append((q, v, kp, forces))
         command(q, v, kp, forces)
 
-    def capture_torque(tau):  # once per substep
+    def capture_torque(tau):  # once per control step
         torques.append(tau)
         torque(tau)
 

@@ -112,13 +112,11 @@ def replay(robot, world, commands, torques, n_sub: int) -> float:
     """Send a walk's recorded joint commands and torque feedforward to a twin robot and step
     its world as the walk did (the same motion, bit for bit); returns the wall time."""
     cmd, tq, step = robot.command_joint_list, robot.command_torque_list, world.step
-    it = iter(torques)
     t0 = time.perf_counter()
-    for q, v, kp, forces in commands:
+    for (q, v, kp, forces), tau in zip(commands, torques, strict=True):
         cmd(q, v, kp, forces)
-        for _ in range(n_sub):
-            tq(next(it))
-            step(1)
+        tq(tau)  # held through the substeps, as the controller does
+        step(n_sub)
     return time.perf_counter() - t0
 
 
@@ -220,7 +218,7 @@ def bench_overhead(blocks: int, block_steps: int, warmup: int) -> dict:
         commands.append((q, v, kp, forces))
         command(q, v, kp, forces)
 
-    def capture_torque(tau):  # once per substep
+    def capture_torque(tau):  # once per control step
         torques.append(tau)
         torque(tau)
 

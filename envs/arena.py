@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaitsim.scenario import DEFAULT_ROUGHNESS_M, DEFAULT_SLOPE_DEG, TERRAIN_KINDS, Scenario
+from gaitsim.sim.engine import DEFAULT_ENGINE, check_engine, make_world
 from gaitsim.sim.run import cover_path
 from gaitsim.sim.world import World
 from gaitsim.terrain import Rough
@@ -147,8 +148,10 @@ def reusable(terrain) -> bool:
 class Arena:
     """Owns the World of the current ground; ``ground(params)`` reuses or rebuilds it."""
 
-    def __init__(self, spec: GroundSpec, *, sim_hz: float, solver_iterations: int, gui: bool):
+    def __init__(self, spec: GroundSpec, *, sim_hz: float, solver_iterations: int, gui: bool,
+                 engine: str = DEFAULT_ENGINE):  # fmt: skip
         self.spec = spec
+        self.engine = check_engine(engine)
         self.sim_hz = float(sim_hz)
         self.solver_iterations = int(solver_iterations)
         self.gui = bool(gui)
@@ -195,7 +198,8 @@ class Arena:
                 self.world.set_friction(friction)  # no rebuild for a new friction
             return self.world, False
         self.close()  # one GUI at a time; free the old client before the new one
-        self.world = World(
+        self.world = make_world(
+            self.engine,
             terrain,
             gui=self.gui,
             time_step=1.0 / self.sim_hz,

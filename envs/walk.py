@@ -23,6 +23,7 @@ from gaitsim.sim.controller import (
     ReferenceTable,
     world_substeps,
 )
+from gaitsim.sim.engine import DEFAULT_ENGINE, load_robot
 from gaitsim.sim.metrics import ContactTally, support_margin, tilt_cos
 from gaitsim.sim.robot import Robot
 from gaitsim.sim.run import physics_walker_options
@@ -90,6 +91,8 @@ class WalkEnv(gym.Env):
     - ``body``: "free", "assist" (virtual spring-damper on height, roll and pitch; bipeds
       need it) or "kinematic"; ``distance_source``: "command" or "odometry";
       ``control_hz`` (default 60) must divide ``sim_hz`` (240); ``solver_iterations``;
+      ``engine``: "pybullet" (default) or "mujoco" (``pip install 'gaitsim[mujoco]'``: the
+      same controller, observation and rewards on MuJoCo; render_mode "human" is PyBullet's);
       ``control_options``: further ControlConfig fields; ``walker_options``: Walker keywords.
     - ``reward_weights``: a rewards.RewardWeights (or a dict of overrides).
     - ``action_mode``: "prior" | "residual" | "modulate" | "joint" (see envs/actions.py),
@@ -168,6 +171,7 @@ class WalkEnv(gym.Env):
         control_hz: float = 60.0,
         sim_hz: float = 240.0,
         solver_iterations: int = 50,
+        engine: str = DEFAULT_ENGINE,
         control_options: dict | None = None,
         walker_options: dict | None = None,
         reward_weights=None,
@@ -180,6 +184,11 @@ class WalkEnv(gym.Env):
         render_size=RENDER_SIZE,
     ):
         super().__init__()
+        if render_mode == "human" and engine != "pybullet":
+            raise ValueError(
+                "render_mode='human' is PyBullet's window; with engine='mujoco' use "
+                "render_mode='rgb_array' (frames drawn by a PyBullet twin)"
+            )
         display = self._check_render(render_mode, render_size)
         self._set_controller(body, sim_hz, control_hz, distance_source, control_options)
         self._set_walker(walker, walker_options)
@@ -202,8 +211,9 @@ class WalkEnv(gym.Env):
             friction,
         )
         self.arena = Arena(
-            spec, sim_hz=sim_hz, solver_iterations=solver_iterations, gui=render_mode == "human"
-        )
+            spec, sim_hz=sim_hz, solver_iterations=solver_iterations,
+            gui=render_mode == "human", engine=engine,
+        )  # fmt: skip
         self._set_spaces(action_mode, residual_scale, modulate_residual, max_yaw_rate_deg)
         self.run_metrics = bool(run_metrics)
         if not (isinstance(cover_steps, int) and cover_steps > 0):
@@ -319,10 +329,10 @@ class WalkEnv(gym.Env):
         scenario = self._scenario(params)
         world, rebuilt = self.arena.ground(scenario)
         if rebuilt or self.robot is None:
-            self.robot = Robot(world, self.body)
+            self.robot = load_robot(world, self.body)
             self.actions.bind(self.robot)
             self.mass = self.robot.mass
-            self._video = None
+            self._drop_video()
         else:
             _drop_contacts(world, self.robot)
         terrain = self.arena.terrain
@@ -365,6 +375,7 @@ class WalkEnv(gym.Env):
             control_hz=self.config.control_hz,
             sim_hz=self.arena.sim_hz,
             solver_iterations=self.arena.solver_iterations,
+            engine=self.arena.engine,
             swing=options.pop("swing", "sine"),
             walker_options=options,
         )
@@ -504,11 +515,16 @@ class WalkEnv(gym.Env):
         self._video.robot = self.robot
         return self._video.render()
 
+    def _drop_video(self) -> None:
+        if self._video is not None:
+            self._video.close()
+        self._video = None
+
     def close(self):
         """Release the physics client; calling it again does nothing."""
         self.controller = None
         self.robot = None
-        self._video = None
+        self._drop_video()
         self._tables.clear()
         self.arena.close()
         super().close()

@@ -1,7 +1,8 @@
 """The walking results table in README: every built-in walker on flat ground, a 10 degree
 slope up and down, +/-2 cm rough ground and a 1 m-radius turn, 20 simulated seconds each.
 
-Run: python experiments/walk_results.py [--seconds 20] [--workers 2] [--json FILE]
+Run: python experiments/walk_results.py [--seconds 20] [--workers 2] [--engine mujoco]
+[--json FILE]
 Prints two markdown tables and the wall time it took: per condition the verdict (and its
 reason when the walker did not walk), speed ratio, mean stance slip and max reach shortfall;
 on flat ground each leg's measured duty beside the catalog's, touchdowns per stance and the
@@ -31,8 +32,9 @@ def run_cell(cell):
     """One walker (with the given body) on one condition: the figures the tables show."""
     from gaitsim.report import condition_scenario
 
-    walker, body, cond, seconds = cell
-    s = condition_scenario(walker, cond, seconds, body=body).simulate().figures
+    walker, body, cond, seconds, *engine = cell
+    engine = engine[0] if engine else "pybullet"
+    s = condition_scenario(walker, cond, seconds, body=body, engine=engine).simulate().figures
     keep = (
         "verdict",
         "verdict_reason",
@@ -50,13 +52,15 @@ def run_cell(cell):
         "min_support_margin_m",
         "cost_of_transport",
         "assist_mean_force_per_weight",
+        "duty_error_max",
+        "duty_error_mean",
     )
     return walker, body, cond, {k: getattr(s, k) for k in keep}
 
 
-def cells(seconds):
-    out = [(w, b, c, seconds) for w, b in WALKERS.items() for c in CONDITIONS]
-    out += [(w, "free", "flat", seconds) for w in ("mechanic", "raptor")]
+def cells(seconds, engine="pybullet"):
+    out = [(w, b, c, seconds, engine) for w, b in WALKERS.items() for c in CONDITIONS]
+    out += [(w, "free", "flat", seconds, engine) for w in ("mechanic", "raptor")]
     return out
 
 
@@ -95,10 +99,11 @@ def main():
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
+    ap.add_argument("--engine", choices=["pybullet", "mujoco"], default="pybullet")
     args = ap.parse_args()
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
-        results = list(pool.map(run_cell, cells(args.seconds)))
+        results = list(pool.map(run_cell, cells(args.seconds, args.engine)))
     wall = time.perf_counter() - t0
     table = {}
     for walker, body, cond, r in results:
@@ -114,7 +119,8 @@ def main():
         )
     print(
         f"\ncell: verdict, speed ratio, mean stance slip, max reach shortfall; "
-        f"{args.seconds:g} simulated s per cell; wall time {wall:.0f} s with {args.workers} workers"
+        f"{args.seconds:g} simulated s per cell on {args.engine}; wall time {wall:.0f} s with "
+        f"{args.workers} workers"
     )
     fidelity(table)
     if args.json:

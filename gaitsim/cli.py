@@ -7,6 +7,7 @@ Exit codes: 0 success, 1 a check failed (e.g. a walker failed the walk test), 2 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import math
@@ -380,6 +381,9 @@ def _walk_flags(args):
         _finite(args.yaw_rate_deg, "--yaw-rate-deg")
     if args.episode_seed is not None and args.episode_seed < 0:
         raise UsageError(f"--episode-seed must be a whole number >= 0, got {args.episode_seed}")
+    _check_engine_flag(args)
+    if args.gui and args.engine != "pybullet":
+        raise UsageError("--gui shows the PyBullet window: drop --gui, or use --engine pybullet")
     video = Path(args.video) if args.video else None
     if video is not None:
         if video.suffix.lower() not in (".mp4", ".gif"):
@@ -503,8 +507,11 @@ def cmd_sweep(args) -> int:
         raise UsageError(f"--seeds must be from 1 to {MAX_SEEDS}, got {args.seeds}")
     if args.address and args.backend != "ray":
         raise UsageError("--address is for --backend ray; add --backend ray or drop it")
+    _check_engine_flag(args)
     try:
         sweep = load_sweep(args.definition, catalog=_catalog(args) if args.catalog else None)
+        if args.engine is not None:  # the flag wins over the definition's [base]
+            sweep = dataclasses.replace(sweep, base={**sweep.base, "engine": args.engine})
         out = Path(args.out or f"sweeps/{sweep.name}")
         rows, failed = run_sweep(
             sweep,
@@ -536,6 +543,7 @@ def cmd_report(args) -> int:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     if not (math.isfinite(args.seconds) and args.seconds > 0):
         raise UsageError(f"--seconds must be positive, got {args.seconds}")
+    _check_engine_flag(args)
     cat = _catalog(args)  # errors name the catalog file before any work starts
     _resolved(args, cat, list(cat.values()))
     try:
@@ -549,6 +557,7 @@ def cmd_report(args) -> int:
         workers=args.workers,
         full=args.full,
         progress=not args.quiet,
+        engine=args.engine,
     )
     print(f"report written to {report.path}")
     if report.walk_test_failed:
@@ -694,6 +703,29 @@ def _scenario_args(p) -> None:
         help="draw the start point in the gait cycle and the friction (x U(0.9, 1.1)) from "
         "seed N, as a sweep's seed N does (default: start at 0 with --friction)",
     )
+    _engine_arg(p)
+
+
+def _engine_arg(p, default: str | None = "pybullet", what: str = "") -> None:
+    p.add_argument(
+        "--engine",
+        choices=["pybullet", "mujoco"],
+        default=default,
+        help="physics engine: pybullet (default) or mujoco (pip install 'gaitsim[mujoco]'); "
+        "the same controller and metrics on either" + what,
+    )
+
+
+def _check_engine_flag(args) -> None:
+    """--engine names an engine whose package is installed (else a usage error)."""
+    from .sim.engine import EngineError, check_engine
+
+    if getattr(args, "engine", None) is None:
+        return
+    try:
+        check_engine(args.engine)
+    except EngineError as exc:
+        raise UsageError(f"--engine {args.engine}: {exc}") from None
 
 
 def _terrain_args(p) -> None:
@@ -771,6 +803,7 @@ def _sweep_args(p) -> None:
     p.add_argument("--address", metavar="ADDR", help="Ray cluster address (default: start one)")
     p.add_argument("--seeds", type=int, help="seeds per cell (default: the definition's)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    _engine_arg(p, None, " (default: the definition's [base] engine, else pybullet)")
     p.add_argument(
         "--restart",
         action="store_true",
@@ -786,6 +819,7 @@ def _report_args(p) -> None:
     )
     p.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--full", action="store_true", help="also run the full sweeps (long)")
+    _engine_arg(p)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,6 +26,7 @@ CONDITIONS = {
 }
 SECONDS = 20.0  # simulated seconds per cell, as in the README's walking table
 ROUGH_SEED = 1  # the rough condition's ground
+ENGINE_NAMES = {"pybullet": "PyBullet", "mujoco": "MuJoCo"}
 
 
 class Report(NamedTuple):
@@ -49,9 +50,9 @@ def condition_scenario(entry, cond: str, seconds: float, **settings):
 def _run_condition(args):
     """Worker: one walker on one condition; its body, RunSummary and the first cycles'
     contacts."""
-    walker, cond, seconds, catalog_path = args
+    walker, cond, seconds, catalog_path, engine = args
     entry = load_catalog(catalog_path)[walker]
-    scenario = condition_scenario(entry, cond, seconds)
+    scenario = condition_scenario(entry, cond, seconds, engine=engine)
     r = scenario.simulate()
     rec = r.record
     cycles = 2 * entry.gait.cycle / entry.gait.clip_speed
@@ -78,9 +79,11 @@ def build_report(
     workers: int = 2,
     full: bool = False,
     progress: bool = True,
+    engine: str = "pybullet",
 ) -> Report:
     """Write the report folder; returns the path of its ``report.md`` and the walkers that
-    failed the walk test (the CLI exits 1 when there are any)."""
+    failed the walk test (the CLI exits 1 when there are any). ``engine``: the physics
+    engine of the walking section (the sweeps of ``full`` run as their definitions say)."""
     t0 = time.perf_counter()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -92,7 +95,7 @@ def build_report(
 
     urdfs = write_catalog(cat, out / "urdf")
     lines += ["", "## URDF bodies", "", f"{len(urdfs)} files in `urdf/`.", ""]
-    lines += _physics_section(cat, catalog, seconds, workers, progress, out)
+    lines += _physics_section(cat, catalog, seconds, workers, progress, out, engine)
     if full:
         lines += _sweeps_section(out, workers, progress)
     wall = time.perf_counter() - t0
@@ -133,14 +136,15 @@ def _walk_test_section(cat, progress: bool) -> tuple[list[str], list[str]]:
     return lines, failed
 
 
-def _physics_section(cat, catalog, seconds, workers, progress, out: Path) -> list[str]:
+def _physics_section(cat, catalog, seconds, workers, progress, out: Path,
+                     engine: str = "pybullet") -> list[str]:  # fmt: skip
     """Every walker on every ground: the verdict table, gait fidelity, gait diagrams;
     writes physics.json and the diagrams."""
     from tqdm import tqdm
 
     from .plots import gait_diagram
 
-    jobs = [(w, c, seconds, catalog) for w in cat for c in CONDITIONS]
+    jobs = [(w, c, seconds, catalog, engine) for w in cat for c in CONDITIONS]
     table: dict = {}
     traces: dict = {}
     with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -151,7 +155,7 @@ def _physics_section(cat, catalog, seconds, workers, progress, out: Path) -> lis
             if cond == "flat":
                 traces[walker] = trace
     lines = [
-        "## Walking in PyBullet",
+        f"## Walking in {ENGINE_NAMES[engine]}",
         "",
         f"{seconds:g} simulated seconds per cell at 240 Hz physics and 60 Hz control; cell: "
         "the verdict (`walked` only when the walker did not fall, kept its speed ratio in "

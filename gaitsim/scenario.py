@@ -163,7 +163,7 @@ def resolve_body(entry: Entry, body: str) -> str:
 @dataclass(frozen=True)
 class Scenario:
     """One run: the walker, its ground and path, how its body and gait are driven, how
-    long, the episode seed and the engine's rates.
+    long, the episode seed, the physics engine ("pybullet" or "mujoco") and its rates.
 
     ``turn_radius`` (signed m; 0 turns in place) or ``yaw_rate`` (rad/s) sets the path
     (neither: straight). ``body`` is free, assist or kinematic (``auto`` is resolved by the
@@ -185,6 +185,7 @@ class Scenario:
     control_hz: float = 60.0
     sim_hz: float = DEFAULT_SIM_HZ
     solver_iterations: int = 50
+    engine: str = "pybullet"
     stop_on_fall: bool = True
     walker_options: dict = field(default_factory=dict)
 
@@ -239,6 +240,7 @@ class Scenario:
             seconds=args.seconds,
             seed=args.episode_seed,
             control_hz=args.control_hz,
+            engine=getattr(args, "engine", "pybullet"),
         )
 
     @classmethod
@@ -280,7 +282,7 @@ class Scenario:
         roughness, friction) in place of their ranges. The env's rough ground is a 1 m
         grid of ``terrain_cell`` cells flattened around the start, which the arena lays
         over every path the task can command. ``settings``: body, distance_source,
-        control_hz, sim_hz, solver_iterations, walker_options. A path the env was given
+        control_hz, sim_hz, solver_iterations, engine, walker_options. A path the env was given
         as an object (a Schedule) is the task's: it is not part of the scenario."""
         from .walker import resolve_entry
 
@@ -329,6 +331,7 @@ class Scenario:
             "stop_on_fall": self.stop_on_fall,
             "walker_options": {**self.walker_options, "swing": self.swing},
             "seed": self.seed,
+            "engine": self.engine,
         }
 
     def simulate(self, **extra):
@@ -347,6 +350,7 @@ _BASE_FIELDS = {
     "friction": float,
     "sim_hz": float,
     "solver_iterations": int,
+    "engine": str,
     "stop_on_fall": bool,
     "body": str,
     "distance_source": str,

@@ -264,10 +264,21 @@ def _check_base(base: dict, parameter: str, label: str) -> None:
             isinstance(v, int) and not isinstance(v, bool) and v >= 1
         ):
             raise SweepError(f"{label}: [base] solver_iterations must be a whole number >= 1")
+        if key == "engine":
+            _check_engine_value(v, label)
         if key == "stop_on_fall" and not isinstance(v, bool):
             raise SweepError(f"{label}: [base] stop_on_fall must be true or false, got {v!r}")
         if key == "walker_options" and not isinstance(v, dict):
             raise SweepError(f"{label}: [base] walker_options must be a table, got {v!r}")
+
+
+def _check_engine_value(v, label: str) -> None:
+    from .sim.engine import EngineError, check_engine
+
+    try:
+        check_engine(v)
+    except EngineError as exc:
+        raise SweepError(f"{label}: [base] engine: {exc}") from None
 
 
 def _number(v) -> bool:

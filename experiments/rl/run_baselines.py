@@ -5,6 +5,8 @@ plot per walker and terrain (PNG), results.json and results.md.
 
     python experiments/rl/run_baselines.py --steps 50000 --workers 2 --out experiments/rl/results
     python experiments/rl/run_baselines.py --smoke        # a few hundred steps, for CI
+    python experiments/rl/run_baselines.py --engine mujoco --steps 500000 --seeds 1 \
+        --terrains flat --modes prior residual joint --out experiments/rl/results_mujoco
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ WALKING = 0.5  # a policy "walks" when it covers half the commanded distance wit
 
 
 def _job(args):
-    walker, terrain, mode, seed, steps, out, eval_every, eval_episodes = args
-    return train(walker, terrain, mode, seed, steps, Path(out), eval_every, eval_episodes)
+    walker, terrain, mode, seed, steps, out, eval_every, eval_episodes, engine = args
+    return train(walker, terrain, mode, seed, steps, Path(out), eval_every, eval_episodes,
+                 engine=engine)  # fmt: skip
 
 
 def steps_to_walk(curve_csv: Path, commanded_m: float) -> int | None:
@@ -139,16 +142,20 @@ def main():
     ap.add_argument("--eval-episodes", type=int, default=2)
     ap.add_argument("--out", default="experiments/rl/results")
     ap.add_argument("--smoke", action="store_true", help="tiny budgets: checks the pipeline")
+    ap.add_argument("--engine", choices=["pybullet", "mujoco"], default="pybullet")
+    ap.add_argument("--walkers", nargs="+", choices=WALKERS, default=list(WALKERS))
+    ap.add_argument("--terrains", nargs="+", choices=TERRAINS, default=list(TERRAINS))
+    ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     args = ap.parse_args()
     if args.smoke:
         args.steps, args.seeds, args.eval_every, args.eval_episodes = 256, 1, 128, 1
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     jobs = [
-        (w, t, mode, seed, args.steps, str(out), args.eval_every, args.eval_episodes)
-        for w in WALKERS
-        for t in TERRAINS
-        for mode in MODES
+        (w, t, mode, seed, args.steps, str(out), args.eval_every, args.eval_episodes, args.engine)
+        for w in args.walkers
+        for t in args.terrains
+        for mode in args.modes
         for seed in range(args.seeds if mode != "prior" else 1)
     ]
     if args.smoke:
@@ -162,7 +169,8 @@ def main():
     md = table(results, out)
     (out / "results.md").write_text(
         md + f"\n\nBudget {args.steps} environment steps per run, {args.seeds} seeds, "
-        f"{len(jobs)} runs; wall time {wall:.0f} s with {args.workers} workers.\n"
+        f"{len(jobs)} runs on {args.engine}; wall time {wall:.0f} s with {args.workers} "
+        "workers.\n"
     )
     print(md)
     print(f"\nwall time {wall:.0f} s")

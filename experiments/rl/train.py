@@ -31,11 +31,13 @@ TERRAINS = {"flat": {}, "slope": {"slope_deg": 10.0}}
 EPISODE_STEPS = 480  # 8 s at 60 Hz control
 
 
-def make_env(walker: str, terrain: str, mode: str, seed: int | None = None, overspeed: float = 0.0):
+def make_env(walker: str, terrain: str, mode: str, seed: int | None = None,
+             overspeed: float = 0.0, engine: str = "pybullet"):  # fmt: skip
     env = gym.make(
         "gaitsim/Walk-v0",
         walker=walker,
         action_mode=mode,
+        engine=engine,
         max_episode_steps=EPISODE_STEPS,
         reward_weights={"overspeed": overspeed},
         **TERRAINS[terrain],
@@ -81,13 +83,15 @@ def train(
     eval_every: int,
     eval_episodes: int,
     overspeed: float = 0.0,
+    engine: str = "pybullet",
 ):
     """One run; ``overspeed``: the reward weight of progress beyond the command (0: the
-    baselines' default; 1 caps progress at the commanded speed)."""
+    baselines' default; 1 caps progress at the commanded speed); ``engine``: the physics
+    engine of the training and evaluation envs."""
     out.mkdir(parents=True, exist_ok=True)
     tag = f"{walker}_{terrain}_{mode}_s{seed}" + (f"_overspeed{overspeed:g}" if overspeed else "")
     curve_path = out / f"{tag}.csv"
-    eval_env = make_env(walker, terrain, mode, seed + 10_000, overspeed)
+    eval_env = make_env(walker, terrain, mode, seed + 10_000, overspeed, engine)
     t0 = time.perf_counter()
     rows = []
     if mode == "prior":
@@ -98,7 +102,7 @@ def train(
         from stable_baselines3 import PPO
         from stable_baselines3.common.callbacks import BaseCallback
 
-        env = make_env(walker, terrain, mode, seed, overspeed)
+        env = make_env(walker, terrain, mode, seed, overspeed, engine)
         model = PPO(
             "MlpPolicy",
             env,
@@ -146,6 +150,7 @@ def train(
         "seed": seed,
         "budget": steps if mode != "prior" else 0,
         "overspeed_weight": overspeed,
+        "engine": engine,
         "wall_s": wall,
         **rows[-1],
     }
@@ -169,6 +174,7 @@ def main():
         default=0.0,
         help="reward weight of progress beyond the command (default 0; 1 caps progress)",
     )
+    ap.add_argument("--engine", choices=["pybullet", "mujoco"], default="pybullet")
     args = ap.parse_args()
     if not (math.isfinite(args.overspeed) and args.overspeed >= 0):
         ap.error(f"--overspeed must be a number >= 0, got {args.overspeed}")
@@ -182,6 +188,7 @@ def main():
         args.eval_every,
         args.eval_episodes,
         args.overspeed,
+        args.engine,
     )
     print(json.dumps(s, indent=1))
 

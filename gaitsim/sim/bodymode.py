@@ -12,10 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import pybullet as p
-
 from ..geometry import GRAVITY
-from .reference import quat_from_rot, tilt_error
+from .reference import quat_from_rot, rot_from_quat, tilt_error
 
 
 @dataclass(frozen=True)
@@ -45,19 +43,17 @@ class BodyAssist:
         self.torque_impulse = 0.0  # N m s
 
     def apply(self, pos, rot) -> None:
-        g, cid, body = self.gains, self.world.client, self.robot.body_id
-        m = self.robot.mass
+        g, robot = self.gains, self.robot
+        m = robot.mass
         wh = 2 * math.pi * g.height_hz
-        x, quat = p.getBasePositionAndOrientation(body, physicsClientId=cid)
-        v, om = p.getBaseVelocity(body, physicsClientId=cid)
+        x, quat = robot.base_pose()
+        v, om = robot.base_velocity()
         fz = m * (wh * wh * (pos[2] - x[2]) - 2 * g.damping_ratio * wh * v[2])
         # rotation error R_ref R^T as a rotation vector; keep its world x, y (roll, pitch)
-        r = p.getMatrixFromQuaternion(quat, physicsClientId=cid)
-        ex, ey = tilt_error(rot, r)
+        ex, ey = tilt_error(rot, rot_from_quat(quat))
         tx = self.k_att * ex - self.d_att * om[0]
         ty = self.k_att * ey - self.d_att * om[1]
-        p.applyExternalForce(body, -1, [0.0, 0.0, fz], x, p.WORLD_FRAME, physicsClientId=cid)
-        p.applyExternalTorque(body, -1, [tx, ty, 0.0], p.WORLD_FRAME, physicsClientId=cid)
+        robot.apply_base_wrench((0.0, 0.0, fz), (tx, ty, 0.0))
         dt = self.world.dt
         self.work += (abs(fz * v[2]) + abs(tx * om[0]) + abs(ty * om[1])) * dt
         self.force_impulse += abs(fz) * dt
@@ -67,8 +63,4 @@ class BodyAssist:
 def place_base(world, robot, pos, rot, velocity, yaw_rate: float) -> None:
     """Set the base to a pose and velocity (the kinematic body mode, every substep: a
     fixed constraint would trail a moving pivot by Bullet's slow error correction)."""
-    cid, body = world.client, robot.body_id
-    p.resetBasePositionAndOrientation(
-        body, list(pos), list(quat_from_rot(rot)), physicsClientId=cid
-    )
-    p.resetBaseVelocity(body, list(velocity), [0.0, 0.0, yaw_rate], physicsClientId=cid)
+    robot.place_base(pos, quat_from_rot(rot), velocity, (0.0, 0.0, yaw_rate))

@@ -536,21 +536,24 @@ class GaitController:
                 k * (mp[1] - pos[1] + tc * (lv[1] - (pos2[1] - pos[1]) / self.dt)))  # fmt: skip
 
     def _physics(self, tau, ds: float, heading: float, heading2: float) -> None:
-        """The substeps: the torque feedforward (one substep long in PyBullet) and any body
-        mode every substep."""
+        """The substeps, with the torque feedforward held through them; a free body runs
+        them in one call to the engine, a body mode acts before every one."""
         body, n = self.config.body, self.substeps
+        self.robot.command_torque_list(tau)
+        if body == "free":
+            self.world.step(n)
+            self.t += self.dt
+            return
         yaw_rate = wrap(heading2 - heading) / self.dt  # the reference's, over the step
         for k in range(1, n + 1):
-            if body != "free":
-                s = self.s_ref - ds * (1 - k / n)
-                pos, rot, _, _ = self._ref(s)
-                if body == "assist":
-                    self.assist.apply(pos, rot)
-                else:
-                    ahead = self._ref(s + ds / n)[0]
-                    vel = [(b - a) / self.world.dt for a, b in zip(pos, ahead, strict=True)]
-                    place_base(self.world, self.robot, pos, rot, vel, yaw_rate)
-            self.robot.command_torque_list(tau)
+            s = self.s_ref - ds * (1 - k / n)
+            pos, rot, _, _ = self._ref(s)
+            if body == "assist":
+                self.assist.apply(pos, rot)
+            else:
+                ahead = self._ref(s + ds / n)[0]
+                vel = [(b - a) / self.world.dt for a, b in zip(pos, ahead, strict=True)]
+                place_base(self.world, self.robot, pos, rot, vel, yaw_rate)
             self.world.step(1)
         self.t += self.dt
 

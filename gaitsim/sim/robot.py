@@ -12,9 +12,7 @@ from typing import NamedTuple
 import numpy as np
 import pybullet as p
 
-from ..body import compile_body
-from ..ik import leg_ik
-from .world import World
+from .common import RobotBase
 
 # Position-control defaults. PyBullet's motor solves, within the force limit, for the joint
 # velocity  kp * (q* - q) / dt + kd * (v* - v) + v : kp = 1 would close the whole position
@@ -51,7 +49,7 @@ class Sensed(NamedTuple):
     angular_velocity: tuple
     joint_positions: tuple  # chain order, like joint_velocities and joint_torques
     joint_velocities: tuple
-    joint_torques: tuple
+    joint_torques: tuple  # the position motors' torque plus the held feedforward
     feet: list  # foot-sphere centres, (x, y, z) each
     com: tuple  # the whole robot's centre of mass (x, y, z)
     contacts: list
@@ -60,48 +58,26 @@ class Sensed(NamedTuple):
     foot_quaternions: list  # foot links' world orientations, (x, y, z, w) each
 
 
-class Robot:
-    """A walker loaded from its generated URDF into ``world``.
-
-    The body starts in its mid-stance pose: joints ``joint_positions`` (default
-    ``home_joints``, every foot at its home) with the base at ``base_position`` (default:
-    the standing height over the terrain at the origin). Joints start limp (PyBullet's
-    default velocity motors are switched off); call ``command_positions`` to hold a pose.
+class Robot(RobotBase):
+    """A walker loaded from its generated URDF into a PyBullet ``world`` (the PyBullet
+    engine's robot; see ``common.RobotBase`` for the start pose and the keywords). Joints
+    start limp (PyBullet's default velocity motors are switched off); call
+    ``command_positions`` to hold a pose.
 
     ``body_id``: the pybullet body; ``joint_index`` (L, 3) int: joint indices in chain
     order; ``foot_index`` (L,) int: foot link indices; ``effort`` (L, 3): URDF effort limits
-    (N m); ``geometry``: the walker's resolved Geometry; ``body``: its compiled Body
-    (``entry`` may be one, or anything ``compile_body`` takes: an Entry, a Gait, a built-in
-    name; ``cache_dir`` only matters then).
+    (N m); ``geometry``: the walker's resolved Geometry; ``body``: its compiled Body.
     """
 
-    def __init__(
-        self,
-        world: World,
-        entry,
-        *,
-        base_position=None,
-        base_orientation=(0.0, 0.0, 0.0, 1.0),
-        fixed_base: bool = False,
-        joint_positions=None,
-        cache_dir=None,
-    ):
-        self.world = world
+    def _load(self, base_position, base_orientation) -> None:
+        world = self.world
         self.client = world.client
-        self.body = compile_body(entry, cache_dir=cache_dir)
-        self.entry = self.body.entry
-        self.gait = self.entry.gait
-        self.geometry = self.body.geometry
-        self.n_legs = self.gait.n_legs
-        if base_position is None:
-            base_position = (0.0, 0.0, self.standing_height(world.terrain, 0.0, 0.0))
-        path = self.body.urdf_path
-        self.urdf_path = path
+        path = self.urdf_path
         self.body_id = p.loadURDF(
             str(path),
             basePosition=[float(v) for v in base_position],
             baseOrientation=[float(v) for v in base_orientation],
-            useFixedBase=bool(fixed_base),
+            useFixedBase=self.fixed_base,
             flags=LOAD_FLAGS,
             physicsClientId=self.client,
         )
@@ -109,6 +85,8 @@ class Robot:
             raise RuntimeError(f"Robot: pybullet could not load {path}")
         self._index_joints()
         self._removed = False
+        self._held = None  # feedforward torques held until the next command (chain order)
+        world._holders.append(self)
         self._all_links = sorted(self.link_names)
         self._mass_list = self._link_mass.tolist()
         self._link_masses = self._mass_list[1:]  # links 0, 1, ... (the base is first)
@@ -129,9 +107,6 @@ class Robot:
                 physicsClientId=self.client,
             )
         self._set_foot_pads()
-        self.home_joints, _ = leg_ik(self.geometry.chain, self.geometry.homes)
-        self.release_joints()
-        self.set_joint_positions(self.home_joints if joint_positions is None else joint_positions)
 
     def _set_foot_pads(self) -> None:
         """Feet as damped pads (``Body.pad``, see ``geometry.foot_pad``), not rigid balls."""
@@ -182,21 +157,6 @@ class Robot:
         )
         self.mass = float(self._link_mass.sum())
 
-    def standing_height(self, terrain, x: float = 0.0, y: float = 0.0) -> float:
-        """Base z for the mid-stance pose over (x, y): ground + foot radius + hip height."""
-        g = self.geometry
-        return float(terrain.height(x, y)) + g.standing_height
-
-    # ------------------------------------------------------------------ control
-    def _shaped(self, value, name: str) -> np.ndarray:
-        a = np.asarray(value, dtype=float)
-        try:
-            return np.broadcast_to(a, (self.n_legs, 3))
-        except ValueError:
-            raise ValueError(
-                f"Robot.{name}: expected shape ({self.n_legs}, 3) or broadcastable, got {a.shape}"
-            ) from None
-
     def release_joints(self) -> None:
         """Switch off PyBullet's default velocity motors so the joints move freely."""
         n = len(self._joints)
@@ -242,24 +202,21 @@ class Robot:
         )
 
     def command_torques(self, tau) -> None:
-        """Apply joint torques ``tau`` (L, 3); call release_joints() first."""
-        tau = self._shaped(tau, "command_torques").ravel()
-        p.setJointMotorControlArray(
-            self.body_id,
-            self._joints,
-            p.TORQUE_CONTROL,
-            forces=tau.tolist(),
-            physicsClientId=self.client,
-        )
+        """Hold joint torques ``tau`` (L, 3) on top of the motors (see command_torque_list);
+        release_joints() first for torques alone."""
+        self.command_torque_list(self._shaped(tau, "command_torques").ravel().tolist())
 
     # ------------------------------------------------------------------ state
     def joint_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Joint positions, velocities and applied motor torques, each (L, 3)."""
+        """Joint positions, velocities and torques (the motors' plus the held feedforward),
+        each (L, 3)."""
         states = p.getJointStates(self.body_id, self._joints, physicsClientId=self.client)
         pos = np.array([s[0] for s in states]).reshape(-1, 3)
         vel = np.array([s[1] for s in states]).reshape(-1, 3)
-        tau = np.array([s[3] for s in states]).reshape(-1, 3)
-        return pos, vel, tau
+        tau = np.array([s[3] for s in states])
+        if self._held is not None:
+            tau = tau + self._held
+        return pos, vel, tau.reshape(-1, 3)
 
     def base_pose(self) -> tuple[np.ndarray, np.ndarray]:
         """Body frame B in the world: position (3,), quaternion (x, y, z, w) (4,)."""
@@ -267,7 +224,8 @@ class Robot:
         return np.array(pos), np.array(quat)
 
     def reset_base(self, position, orientation=(0.0, 0.0, 0.0, 1.0)) -> None:
-        """Teleport the base to a pose and zero its velocity."""
+        """Teleport the base to a pose and zero its velocity; drop held feedforward torques."""
+        self._held = None
         cid = self.client
         p.resetBasePositionAndOrientation(
             self.body_id,
@@ -353,6 +311,8 @@ class Robot:
             z += m * cz
         mass = self.mass
         q, qd, _, tau = zip(*states, strict=True)
+        if self._held is not None:  # the joints' torque: the motors' and the feedforward
+            tau = tuple(a + b for a, b in zip(tau, self._held, strict=True))
         feet = self._feet
         return Sensed(
             pos,
@@ -386,12 +346,32 @@ class Robot:
         box = self._link_mass[0] * min(by * by + bz * bz, bx * bx + bz * bz) / 12.0
         return float(min(roll, pitch) + box)
 
-    def command_torque_list(self, tau: list[float]) -> None:
-        """Add joint torques ``tau`` (flat list, chain order) for the next physics step only
-        (PyBullet applies TORQUE_CONTROL for one step, on top of the position motors)."""
+    def command_torque_list(self, tau) -> None:
+        """Feedforward joint torques ``tau`` (flat, chain order) on top of the position
+        motors, held until the next call: ``World.step`` re-sends them before every physics
+        step (PyBullet applies TORQUE_CONTROL for one step only)."""
+        self._held = [float(t) for t in tau]
+
+    def _apply_held(self) -> None:
         p.setJointMotorControlArray(
-            self.body_id, self._joints, p.TORQUE_CONTROL, forces=tau, physicsClientId=self.client
-        )
+            self.body_id, self._joints, p.TORQUE_CONTROL, forces=self._held,
+            physicsClientId=self.client,
+        )  # fmt: skip
+
+    def apply_base_wrench(self, force, torque) -> None:
+        """A world-frame force at the base's origin and a torque on the base, for the next
+        physics step only."""
+        cid, body = self.client, self.body_id
+        x, _ = p.getBasePositionAndOrientation(body, physicsClientId=cid)
+        p.applyExternalForce(body, -1, list(force), x, p.WORLD_FRAME, physicsClientId=cid)
+        p.applyExternalTorque(body, -1, list(torque), p.WORLD_FRAME, physicsClientId=cid)
+
+    def place_base(self, position, orientation, linear, angular) -> None:
+        """Set the base's pose and world velocity (the kinematic body mode, every step)."""
+        cid, body = self.client, self.body_id
+        p.resetBasePositionAndOrientation(body, list(position), list(orientation),
+                                          physicsClientId=cid)  # fmt: skip
+        p.resetBaseVelocity(body, list(linear), list(angular), physicsClientId=cid)
 
     def command_joint_list(
         self,
@@ -429,5 +409,7 @@ class Robot:
         if self._removed:
             return
         self._removed = True
+        if self in self.world._holders:
+            self.world._holders.remove(self)
         if not self.world.closed:
             p.removeBody(self.body_id, physicsClientId=self.client)

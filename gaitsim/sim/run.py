@@ -22,10 +22,9 @@ from ..terrain import Flat, Rough
 from ..validate import turn_radius as natural_turn_radius
 from ..walker import Walker, resolve_entry
 from .controller import ControlConfig, GaitController
+from .engine import DEFAULT_ENGINE, check_engine, load_robot, make_world
 from .metrics import fall_reason, summarize, verdict
-from .robot import Robot
 from .summary import RunSummary
-from .world import World
 
 
 def default_body(entry) -> str:
@@ -140,6 +139,7 @@ def simulate(
     on_step: Callable | None = None,
     walker_options: dict | None = None,
     seed: int | None = None,
+    engine: str = DEFAULT_ENGINE,
 ) -> RunResult:
     """Walk ``walker`` (a built-in name, Entry or Gait) for ``seconds`` and measure it.
 
@@ -148,13 +148,15 @@ def simulate(
     physics goes non-finite ends at once (verdict ``non_finite``). A ``seed`` draws the
     episode's spread from a seeded generator: the start point in the gait cycle and the
     ground friction (x U(0.9, 1.1)); the default (None) starts at distance 0 with the given
-    friction, deterministically. Memory grows with the steps walked, not the ones asked
-    for; runs longer than MAX_SECONDS are refused.
+    friction, deterministically. ``engine``: "pybullet" or "mujoco" (see
+    gaitsim.sim.engine). Memory grows with the steps walked, not the ones asked for; runs
+    longer than MAX_SECONDS are refused.
     """
     if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
         raise RunError(
             f"seconds must be in (0, {MAX_SECONDS:g}] (10 simulated hours), got {seconds!r}"
         )
+    check_engine(engine)
     body = compile_body(walker)
     entry = body.entry
     start, friction = _spread(entry, speed_scale, friction, seed)
@@ -165,7 +167,8 @@ def simulate(
     terrain = terrain if terrain is not None else Flat()
     terrain = cover_path(terrain, path, speed * seconds * 1.5 + 1.0, reach)
     kin = Walker(entry, terrain, path, speed_scale, **physics_walker_options(walker_options))
-    world = World(
+    world = make_world(
+        engine,
         terrain,
         gui=gui,
         time_step=1.0 / sim_hz,
@@ -173,7 +176,7 @@ def simulate(
         solver_iterations=solver_iterations,
     )
     try:
-        robot = Robot(world, body)
+        robot = load_robot(world, body)
         horizon = start + speed * min(seconds, TABLE_AHEAD_S) * 1.05 + kin.cycle
         ctl = GaitController(world, robot, kin, config, start=start, horizon=horizon)
         _walk(ctl, kin, round(seconds / ctl.dt), stop_on_fall, on_step)
@@ -183,7 +186,7 @@ def simulate(
             walker=entry.name, terrain=terrain.describe(), path=type(path).__name__,
             speed_scale=speed_scale, body=config.body, distance_source=config.distance_source,
             swing=kin.swing, catalog_duty=entry.gait.duty, seconds=seconds, seed=seed,
-            friction=friction,
+            friction=friction, engine=engine,
         )  # fmt: skip
         summary["verdict"], summary["verdict_reason"] = verdict(summary)
         return RunResult(summary, rec, ctl.dt)

@@ -84,6 +84,7 @@ class RunSummary:
     seconds: float
     seed: int | None
     friction: float  # as simulated (a seed draws it around the one asked for)
+    engine: str = "pybullet"  # the physics engine (a summary from before engines: pybullet)
     # -- the verdict (gaitsim.sim.metrics.verdict)
     verdict: str
     verdict_reason: str
@@ -104,7 +105,9 @@ class RunSummary:
         """A summary dict (``simulate``'s, a JSON file's) as a RunSummary; keys it does not
         name go to ``extra``. A missing figure raises a ValueError naming it."""
         known = set(cls.keys())
-        missing = [k for k in cls.keys() if k not in summary and k not in ASSIST_KEYS]
+        optional = {f.name for f in dataclasses.fields(cls)
+                    if f.default is not dataclasses.MISSING}  # fmt: skip
+        missing = [k for k in cls.keys() if k not in summary and k not in optional]
         if missing:
             raise ValueError(f"run summary: missing {', '.join(missing)}")
         extra = {k: v for k, v in summary.items() if k not in known}

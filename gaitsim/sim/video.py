@@ -1,5 +1,9 @@
 """Headless video of a run: PyBullet's CPU tiny renderer, a camera that follows the body.
 
+Runs on either engine draw the same way: a robot in a MuJoCo world is drawn by a PyBullet
+twin of it (same URDF, same ground) posed from the MuJoCo state at each frame, so videos
+need no OpenGL and look alike whichever engine simulated them.
+
 ``VideoRecorder(world, robot)`` renders a frame on each ``capture()`` (call it every
 ``frame_interval(control_hz, fps)`` control steps) and ``save(path)`` writes a .gif (Pillow)
 or an .mp4 (imageio with the imageio-ffmpeg plugin: ``pip install "gaitsim[video]"``).
@@ -90,6 +94,11 @@ class VideoRecorder:
         if not (math.isfinite(fps) and fps > 0):
             raise ValueError(f"fps must be positive, got {fps!r}")
         self.world, self.robot = world, robot
+        self._view = None  # the PyBullet (world, robot) that draws a MuJoCo run
+        if getattr(world, "engine", "pybullet") != "pybullet":
+            view_world = World(world.terrain)
+            self._view = (view_world, Robot(view_world, robot.body, fixed_base=False))
+            world = view_world
         self.fps = float(fps)
         self.size = (width, height)
         geo = robot.geometry
@@ -99,7 +108,7 @@ class VideoRecorder:
         self.frames: list[bytes] = []
         self.shadow = 1
         if isinstance(world.terrain, Rough):
-            _rough_stand_in(world)
+            _rough_stand_in(world)  # the drawing world (the twin's, for MuJoCo)
             self.shadow = 0  # the shadow pass would still draw the full heightfield
         self._proj = p.computeProjectionMatrixFOV(
             CAMERA_FOV_DEG,
@@ -114,8 +123,9 @@ class VideoRecorder:
 
     def render(self) -> np.ndarray:
         """One RGB frame (height, width, 3) uint8, the camera aimed at the body."""
-        cid = self.world.client
-        target, _ = p.getBasePositionAndOrientation(self.robot.body_id, physicsClientId=cid)
+        world, robot = self._drawn()
+        cid = world.client
+        target, _ = p.getBasePositionAndOrientation(robot.body_id, physicsClientId=cid)
         view = p.computeViewMatrixFromYawPitchRoll(
             cameraTargetPosition=list(target),
             distance=self.distance,
@@ -139,6 +149,23 @@ class VideoRecorder:
         )
         rgba = np.asarray(img[2], dtype=np.uint8).reshape(height, width, 4)
         return np.ascontiguousarray(rgba[:, :, :3])
+
+    def _drawn(self):
+        """The PyBullet world and robot to draw: the run's own, or the twin posed as the
+        MuJoCo robot is now."""
+        if self._view is None:
+            return self.world, self.robot
+        world, twin = self._view
+        position, quaternion = self.robot.base_pose()
+        twin.reset_base(position, quaternion)
+        twin.set_joint_positions(self.robot.joint_state()[0])
+        return world, twin
+
+    def close(self) -> None:
+        """Release the drawing twin's PyBullet client (a MuJoCo run's); idempotent."""
+        if self._view is not None:
+            self._view[0].close()
+            self._view = None
 
     def capture(self) -> None:
         """Render the current state and keep it as the next frame."""

@@ -16,8 +16,8 @@ import sys
 import numpy as np
 import pybullet as p
 
-from ..geometry import GRAVITY
 from ..terrain import Flat, Rough, Slope
+from .common import WorldBase
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +68,9 @@ def heightfield(grid, cell: float, origin, *, client: int) -> tuple[int, list[fl
     return shape, position
 
 
-class World:
-    """A PyBullet client with gravity, a fixed time step and a ground matching ``terrain``.
+class World(WorldBase):
+    """A PyBullet client with gravity, a fixed time step and a ground matching ``terrain``
+    (the keywords: ``common.WorldBase``).
 
     Contacts are paired deterministically (``DETERMINISTIC_PAIRS``), so a world reused for
     another episode behaves exactly like a new one.
@@ -79,30 +80,18 @@ class World:
     """
 
     DETERMINISTIC_PAIRS = True
+    engine = "pybullet"
 
-    def __init__(
-        self,
-        terrain=None,
-        *,
-        gui: bool = False,
-        time_step: float = 1.0 / 240.0,
-        gravity: float = GRAVITY,
-        solver_iterations: int = 50,
-        friction: float = 1.0,
-    ):
-        self.client = -1
-        self._open = False
-        if not (math.isfinite(time_step) and time_step > 0):
-            raise ValueError(f"time_step must be a positive number of seconds, got {time_step!r}")
+    client = -1
+
+    def _start(self, gui: bool) -> None:
+        """Connect a client (a GUI one if asked and a display exists) and build the ground."""
         if gui and not display_available():
             raise DisplayError(
                 "World(gui=True): no display is available (DISPLAY is not set); run headless "
                 "with gui=False, or under a virtual display: xvfb-run -a python ..."
             )
-        self.terrain = terrain if terrain is not None else Flat()
-        self.dt = float(time_step)
-        self.friction = float(friction)
-        self._steps = 0
+        self._holders: list = []  # robots whose feedforward torques each substep re-applies
         # p.connect rather than bullet_client.BulletClient, which prints argv[0]= from C.
         client = p.connect(p.GUI if gui else p.DIRECT)
         if client < 0:
@@ -112,11 +101,11 @@ class World:
         try:
             cid = self.client
             p.setTimeStep(self.dt, physicsClientId=cid)
-            p.setGravity(0.0, 0.0, -float(gravity), physicsClientId=cid)
+            p.setGravity(0.0, 0.0, -self.gravity, physicsClientId=cid)
             # deterministic overlapping pairs: the solver meets contacts in the same order
             # whatever happened before, so a reused world replays an episode exactly
             p.setPhysicsEngineParameter(
-                numSolverIterations=int(solver_iterations),
+                numSolverIterations=self.solver_iterations,
                 deterministicOverlappingPairs=1,
                 physicsClientId=cid,
             )
@@ -193,25 +182,16 @@ class World:
 
     # ------------------------------------------------------------------ time
     def step(self, n: int = 1) -> None:
-        """Advance the simulation by ``n`` fixed time steps."""
+        """Advance the simulation by ``n`` fixed time steps. Each robot's held feedforward
+        torques (``Robot.command_torque_list``) act in every one of them: PyBullet applies a
+        torque command for one step only, so it is sent again before each."""
         cid = self.client
+        held = [r for r in self._holders if r._held is not None]
         for _ in range(int(n)):
+            for r in held:
+                r._apply_held()
             p.stepSimulation(physicsClientId=cid)
         self._steps += int(n)
-
-    @property
-    def time(self) -> float:
-        """Simulated seconds since the world was created."""
-        return self._steps * self.dt
-
-    @property
-    def steps(self) -> int:
-        return self._steps
-
-    # ------------------------------------------------------------------ lifetime
-    @property
-    def closed(self) -> bool:
-        return not self._open
 
     def close(self) -> None:
         """Disconnect the client; calling it again does nothing.
@@ -227,12 +207,6 @@ class World:
                 p.disconnect(physicsClientId=self.client)
         except Exception:  # interpreter shutdown: the module may be half torn down
             log.debug("World.close: disconnect of client %s failed", self.client)
-
-    def __enter__(self) -> World:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     def __del__(self):
         try:

@@ -1,0 +1,129 @@
+"""What the two engines' worlds and robots share, engine-free (no pybullet, no mujoco).
+
+``WorldBase``: the step count and clock, the lifetime flags and the context manager.
+``RobotBase``: the walker's compiled body and the construction sequence (load the URDF,
+index it, start limp in the home pose at the standing height), the shape checks and the
+standing height. Each engine's module fills in the engine calls.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..body import compile_body
+from ..geometry import GRAVITY
+from ..ik import leg_ik
+from ..terrain import Flat
+
+
+class WorldBase:
+    """A world's settings, clock and lifetime: gravity, a fixed time step, a ground from
+    ``terrain`` (``Flat()`` by default), the solver's iteration cap and the ground's
+    friction; ``gui`` asks for a window. Subclasses build the engine's world in ``_start``
+    (and set ``_open``), and step and close it."""
+
+    _steps: int = 0
+    _open: bool = False
+
+    def __init__(
+        self,
+        terrain=None,
+        *,
+        gui: bool = False,
+        time_step: float = 1.0 / 240.0,
+        gravity: float = GRAVITY,
+        solver_iterations: int = 50,
+        friction: float = 1.0,
+    ):
+        if not (math.isfinite(time_step) and time_step > 0):
+            raise ValueError(f"time_step must be a positive number of seconds, got {time_step!r}")
+        self.terrain = terrain if terrain is not None else Flat()
+        self.dt = float(time_step)
+        self.gravity = float(gravity)
+        self.solver_iterations = int(solver_iterations)
+        self.friction = float(friction)
+        self._steps = 0
+        self._start(bool(gui))
+
+    def _start(self, gui: bool) -> None:  # pragma: no cover - each engine has its own
+        raise NotImplementedError
+
+    @property
+    def time(self) -> float:
+        """Simulated seconds since the world was created."""
+        return self._steps * self.dt
+
+    @property
+    def steps(self) -> int:
+        return self._steps
+
+    @property
+    def closed(self) -> bool:
+        return not self._open
+
+    def close(self) -> None:  # pragma: no cover - each engine has its own
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class RobotBase:
+    """A walker's body in a world of either engine.
+
+    The body starts in its mid-stance pose: joints ``joint_positions`` (default
+    ``home_joints``, every foot at its home) with the base at ``base_position`` (default:
+    the standing height over the terrain at the origin), joints limp until commanded.
+    ``entry`` may be a compiled Body, or anything ``compile_body`` takes (an Entry, a Gait,
+    a built-in name; ``cache_dir`` only matters then). Subclasses implement ``_load``
+    (put the URDF in the world, index joints and feet, set ``mass``, ``effort``, ``lower``,
+    ``upper``) and the interface of ``gaitsim.sim.engine``.
+    """
+
+    def __init__(
+        self,
+        world,
+        entry,
+        *,
+        base_position=None,
+        base_orientation=(0.0, 0.0, 0.0, 1.0),
+        fixed_base: bool = False,
+        joint_positions=None,
+        cache_dir=None,
+    ):
+        self.world = world
+        self.body = compile_body(entry, cache_dir=cache_dir)
+        self.entry = self.body.entry
+        self.gait = self.entry.gait
+        self.geometry = self.body.geometry
+        self.n_legs = self.gait.n_legs
+        self.urdf_path = self.body.urdf_path
+        self.fixed_base = bool(fixed_base)
+        if base_position is None:
+            base_position = (0.0, 0.0, self.standing_height(world.terrain, 0.0, 0.0))
+        self._load(base_position, base_orientation)
+        self.home_joints, _ = leg_ik(self.geometry.chain, self.geometry.homes)
+        self.release_joints()
+        self.reset_base(base_position, base_orientation)
+        self.set_joint_positions(self.home_joints if joint_positions is None else joint_positions)
+
+    def _load(self, base_position, base_orientation) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def standing_height(self, terrain, x: float = 0.0, y: float = 0.0) -> float:
+        """Base z for the mid-stance pose over (x, y): ground + foot radius + hip height."""
+        return float(terrain.height(x, y)) + self.geometry.standing_height
+
+    def _shaped(self, value, name: str) -> np.ndarray:
+        a = np.asarray(value, dtype=float)
+        try:
+            return np.broadcast_to(a, (self.n_legs, 3))
+        except ValueError:
+            raise ValueError(
+                f"Robot.{name}: expected shape ({self.n_legs}, 3) or broadcastable, got {a.shape}"
+            ) from None

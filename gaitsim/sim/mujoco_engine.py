@@ -1,0 +1,609 @@
+"""The MuJoCo engine: ``MujocoWorld`` and ``MujocoRobot``, the PyBullet World and Robot's
+interface on MuJoCo, built from the same generated URDF with MuJoCo's own spec API.
+
+The model is compiled from the walker's URDF file (``mujoco.MjSpec``), not written by hand
+a second time. To it the spec adds what a URDF cannot say:
+
+- a free joint on the base link (``fixed_base``: none; the base is welded where it is put);
+- the ground from the same terrain object the kinematics use: a plane for ``Flat`` and
+  ``Slope``, a height field for ``Rough`` (its grid padded at the edges as in PyBullet);
+- one position actuator per joint, in chain order, that reproduces PyBullet's position
+  motor (see ``MujocoRobot.command_joint_list``);
+- contact parameters: robot geoms collide with the ground only (PyBullet loads URDFs
+  without self-collision too); feet take precedence in every foot-ground pair, with the
+  world's friction, a torsional friction of one foot radius per newton (PyBullet's
+  spinning friction) and a soft contact whose time constant and damping ratio are those of
+  the foot pad (``geometry.foot_pad``: a sink of 10 % of the radius under an even share of
+  the weight), never faster than ``MIN_TIMECONST_STEPS`` physics steps; elliptic friction
+  cones with the no-slip pass (``NOSLIP_ITERATIONS``) hold a loaded foot where it stands,
+  as PyBullet's friction anchor does.
+
+The integrator is MuJoCo's ``implicitfast``: the actuators' velocity feedback is
+integrated implicitly, so they can close a joint's velocity error within a step without
+going unstable. Physics runs in C for a whole control step (``World.step(n)``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+
+from ..ik import leg_ik
+from ..terrain import Flat, Rough, Slope
+from .common import RobotBase, WorldBase
+from .robot import DEFAULT_KD, DEFAULT_KP, FORCE_SCALE, Sensed
+from .world import HEIGHTFIELD_PAD, DisplayError
+
+log = logging.getLogger(__name__)
+
+try:  # an optional extra: pip install gaitsim[mujoco]
+    import mujoco
+except ImportError:  # pragma: no cover - exercised only without the extra
+    mujoco = None
+else:
+    # MuJoCo's warnings go to this module's logger, not to stderr and MUJOCO_LOG.TXT in
+    # the working directory (a blown-up run is reported by its verdict, non_finite)
+    mujoco.set_mju_user_warning(lambda text: log.warning("mujoco: %s", text))
+    BAD_STATE = [int(w) for w in (mujoco.mjtWarning.mjWARN_BADQPOS,
+                                  mujoco.mjtWarning.mjWARN_BADQVEL,
+                                  mujoco.mjtWarning.mjWARN_BADQACC)]  # fmt: skip
+
+ROBOT_BITS, GROUND_BITS = 2, 1  # contype / conaffinity: robot geoms collide with ground only
+VELOCITY_CLOSURE = 1.0  # an actuator's damping is this many joint inertias per MuJoCo step (see
+# MujocoRobot.command_joint_list): it closes about 80 % of a velocity error in one step
+MIN_TIMECONST_STEPS = 2.0  # MuJoCo's soft contacts are unstable faster than two steps
+NOSLIP_ITERATIONS = 0
+CONE = 0  # mujoco.mjtCone: 0 pyramidal, 1 elliptic
+SUBSTEPS = 2  # MuJoCo steps per world step
+ARMATURE = 0.5  # each joint's rotor inertia, as a share of its leg's inertia about it
+HFIELD_BASE = 0.5  # m of solid height field below its lowest point
+URDF_COMPILER = '<mujoco><compiler fusestatic="false" discardvisual="true"/></mujoco>'
+
+
+class MujocoMissing(ImportError):
+    """The MuJoCo engine was asked for without the mujoco package installed."""
+
+
+def require_mujoco():
+    """The mujoco module, or MujocoMissing saying how to install it."""
+    if mujoco is None:
+        from .engine import MUJOCO_MISSING
+
+        raise MujocoMissing(MUJOCO_MISSING)
+    return mujoco
+
+
+class MujocoWorld(WorldBase):
+    """A MuJoCo model and data with gravity, a fixed time step and the ground of
+    ``terrain`` (the keywords: ``common.WorldBase``); the PyBullet ``World``'s interface.
+    One robot per world: loading it compiles the model (ground and robot together); loading
+    the same body again reuses it.
+
+    ``solver_iterations`` caps MuJoCo's Newton solver (it usually converges in a few);
+    ``gui`` is not offered (use the PyBullet engine for a window).
+    """
+
+    engine = "mujoco"
+    DETERMINISTIC_PAIRS = True
+
+    def _start(self, gui: bool) -> None:
+        require_mujoco()
+        if gui:
+            raise DisplayError(
+                "the mujoco engine has no GUI window in gaitsim; use the pybullet engine for "
+                "--gui, or record a video (gaitsim walk --video FILE.gif) instead"
+            )
+        self.substeps = SUBSTEPS
+        self.model = self.data = None
+        self.robot = None
+        self._compiled_for = None  # the Body the model was compiled with
+        self._ground_only = None  # a ground-only model and data, for rays before a robot
+        self.ground_id = 0  # the ground geom's id in either model
+        self._open = True
+
+    # ------------------------------------------------------------------ model
+    def _spec(self, urdf_text: str | None = None):
+        """A spec with the options and the ground, around the robot's URDF (if given)."""
+        spec = mujoco.MjSpec.from_string(urdf_text) if urdf_text else mujoco.MjSpec()
+        opt = spec.option
+        opt.timestep = self.dt / self.substeps
+        opt.gravity = [0.0, 0.0, -self.gravity]
+        opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+        opt.cone = CONE
+        opt.iterations = self.solver_iterations
+        opt.noslip_iterations = NOSLIP_ITERATIONS
+        _add_ground(spec, self.terrain, self.friction)
+        return spec
+
+    def _compile(self, robot, fixed_base: bool, base_position) -> None:
+        """Compile ground and ``robot``'s body into one model (once per distinct body)."""
+        body = robot.body
+        if self.model is not None and self._compiled_for is body and not fixed_base:
+            return
+        text = body.urdf_path.read_text().replace("</robot>", URDF_COMPILER + "</robot>")
+        spec = self._spec(text)
+        base = spec.worldbody.first_body()
+        if fixed_base:
+            base.pos = [float(v) for v in base_position]
+        else:
+            base.add_freejoint()
+        _robot_contacts(spec, body, self.friction, self.dt, self.gravity)
+        for name in body.joint_names:
+            act = spec.add_actuator()
+            act.name, act.target = name, name
+            act.trntype = mujoco.mjtTrn.mjTRN_JOINT
+            act.gaintype = mujoco.mjtGain.mjGAIN_FIXED
+            act.biastype = mujoco.mjtBias.mjBIAS_AFFINE
+            act.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
+            act.forcerange = [-1.0, 1.0]  # set by every command
+        self.model = spec.compile()
+        self.data = mujoco.MjData(self.model)
+        self.ground_id = self.model.geom("ground").id
+        self._compiled_for = None if fixed_base else body
+
+    # ------------------------------------------------------------------ ground
+    def ray_heights(self, xy, *, top: float = 20.0, bottom: float = -20.0) -> np.ndarray:
+        """Height of the first surface hit by a vertical ray over each world ``xy`` (..., 2)
+        between z = ``top`` and ``bottom`` (NaN: a miss); the robot, if loaded, can be hit."""
+        xy = np.asarray(xy, dtype=float)
+        if xy.shape[-1] != 2:
+            raise ValueError(f"ray_heights: xy must be shaped (..., 2), got {xy.shape}")
+        if self.model is not None:
+            m, d = self.model, self.data
+        else:
+            if self._ground_only is None:
+                model = self._spec().compile()
+                self._ground_only = (model, mujoco.MjData(model))
+            m, d = self._ground_only
+        mujoco.mj_kinematics(m, d)
+        flat = xy.reshape(-1, 2)
+        out = np.full(len(flat), np.nan)
+        down = np.array([0.0, 0.0, -1.0])
+        geomid = np.zeros(1, dtype=np.int32)
+        for k, (x, y) in enumerate(flat):
+            dist = mujoco.mj_ray(m, d, np.array([x, y, top]), down, None, 1, -1, geomid)
+            if dist >= 0 and dist <= top - bottom:
+                out[k] = top - dist
+        return out.reshape(xy.shape[:-1])
+
+    def set_friction(self, friction: float) -> None:
+        """Change the ground's (and so every foot-ground pair's) friction coefficient."""
+        if not (math.isfinite(friction) and friction > 0):
+            raise ValueError(f"friction must be a positive number, got {friction!r}")
+        self.friction = float(friction)
+        for m in (self.model, self._ground_only and self._ground_only[0]):
+            if m is not None:
+                m.geom_friction[m.geom_priority > 0, 0] = self.friction
+                m.geom_friction[self.ground_id, 0] = self.friction
+
+    # ------------------------------------------------------------------ time
+    def step(self, n: int = 1) -> None:
+        """Advance the simulation by ``n`` fixed time steps (in C, without returning)."""
+        if self.model is not None:
+            m, d, k = self.model, self.data, self.substeps
+            servo = self.robot._servo if self.robot is not None else None
+            bad = _bad_states(d)
+            for _ in range(int(n)):
+                if servo is not None:
+                    servo()
+                mujoco.mj_step(m, d, k)
+            if _bad_states(d) > bad:
+                # MuJoCo resets a diverged state to the model's initial pose and goes on;
+                # make the blow-up visible instead (the run ends with verdict non_finite)
+                d.qpos[:] = np.nan
+        self._steps += int(n)
+
+    def close(self) -> None:
+        """Drop the model and data; calling it again does nothing."""
+        self._open = False
+        self.model = self.data = self._ground_only = None
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"MujocoWorld({self.terrain.describe()}, {state}, t={self.time:.3f} s)"
+
+
+def _bad_states(data) -> int:
+    """How often MuJoCo has found this data's state diverged (and reset it)."""
+    return sum(data.warning[w].number for w in BAD_STATE)
+
+
+def _add_ground(spec, terrain, friction: float) -> None:
+    """The ground geom (id 0: the first geom of the world body) for ``terrain``."""
+    geom = spec.worldbody.add_geom()
+    geom.name = "ground"
+    geom.contype, geom.conaffinity = GROUND_BITS, ROBOT_BITS
+    geom.friction = [friction, 0.0, 0.0]
+    geom.condim = 3
+    if isinstance(terrain, Flat):
+        geom.type = mujoco.mjtGeom.mjGEOM_PLANE
+        geom.size = [0.0, 0.0, 1.0]
+        geom.pos = [0.0, 0.0, float(terrain.level)]
+    elif isinstance(terrain, Slope):
+        n = np.asarray(terrain.normal(terrain.origin[0], terrain.origin[1]), dtype=float)
+        geom.type = mujoco.mjtGeom.mjGEOM_PLANE
+        geom.size = [0.0, 0.0, 1.0]
+        geom.pos = [float(terrain.origin[0]), float(terrain.origin[1]), 0.0]
+        geom.quat = _quat_z_to(n)
+    elif isinstance(terrain, Rough):
+        _add_height_field(spec, geom, terrain)
+    else:
+        raise TypeError(
+            f"MujocoWorld: no physics ground for terrain {terrain!r}; expected Flat, Slope "
+            "or Rough"
+        )
+
+
+def _add_height_field(spec, geom, terrain) -> None:
+    """A MuJoCo height field for a Rough terrain: grid[i, j] at origin + (j, i) * cell,
+    rows along y (MuJoCo's rows run along y from its -y edge too), padded at the edges."""
+    grid = np.pad(terrain.grid, HEIGHTFIELD_PAD, mode="edge")
+    n_y, n_x = grid.shape
+    cell = terrain.cell
+    lo, hi = float(grid.min()), float(grid.max())
+    span = max(hi - lo, 1e-6)
+    field = spec.add_hfield()
+    field.name = "ground"
+    field.nrow, field.ncol = n_y, n_x
+    field.size = [(n_x - 1) * cell / 2, (n_y - 1) * cell / 2, span, HFIELD_BASE]
+    field.userdata = ((grid - lo) / span).ravel().tolist()
+    ox, oy = np.subtract(terrain.origin, HEIGHTFIELD_PAD * cell)
+    geom.type = mujoco.mjtGeom.mjGEOM_HFIELD
+    geom.hfieldname = "ground"
+    geom.pos = [ox + (n_x - 1) * cell / 2, oy + (n_y - 1) * cell / 2, lo]
+
+
+def _quat_z_to(n) -> list[float]:
+    """The (w, x, y, z) rotation taking +z to the unit vector ``n``."""
+    n = n / np.linalg.norm(n)
+    axis = np.cross([0.0, 0.0, 1.0], n)
+    s, c = np.linalg.norm(axis), float(n[2])
+    if s < 1e-12:
+        return [1.0, 0.0, 0.0, 0.0]
+    half = math.atan2(s, c) / 2
+    return [math.cos(half), *(math.sin(half) * axis / s)]
+
+
+def pad_solref(pad, mass_share: float, dt: float) -> tuple[float, float]:
+    """MuJoCo's (time constant, damping ratio) for a foot pad of stiffness and damping
+    ``pad`` carrying ``mass_share`` kg: the time constant is one over the pad's natural
+    frequency, at least MIN_TIMECONST_STEPS physics steps."""
+    k, c = pad
+    omega = math.sqrt(k / mass_share)
+    zeta = c / (2.0 * math.sqrt(k * mass_share))
+    return max(1.0 / omega, MIN_TIMECONST_STEPS * dt), zeta
+
+
+def _robot_contacts(spec, body, friction: float, dt: float, gravity: float) -> None:
+    """Robot geoms collide with the ground only; feet win their pairs with the pad's soft
+    contact, the world's friction and a torsional friction of one foot radius."""
+    feet = set(body.foot_links)
+    n = body.n_legs
+    timeconst, zeta = pad_solref(body.pad, body.mass / n, dt / SUBSTEPS)
+    for link in spec.bodies:
+        if link.name == "world":
+            continue
+        for geom in link.geoms:
+            geom.contype, geom.conaffinity = ROBOT_BITS, GROUND_BITS
+            if link.name in feet:
+                geom.priority = 1
+                geom.condim = 4
+                geom.friction = [friction, body.geometry.foot_radius, 0.0]
+                geom.solref = [timeconst, zeta]
+
+
+def _as_slice(index: np.ndarray):
+    """``index`` as a slice when it is a run of consecutive integers, else itself."""
+    if len(index) and np.array_equal(index, np.arange(index[0], index[0] + len(index))):
+        return slice(int(index[0]), int(index[0]) + len(index))
+    return index
+
+
+class MujocoRobot(RobotBase):
+    """A walker's URDF body in a MujocoWorld; the PyBullet ``Robot``'s interface and array
+    shapes (joints (L, 3) in chain order, feet (L, 3); see ``common.RobotBase`` for the
+    start pose and the keywords). Quaternions are (x, y, z, w) as in PyBullet; MuJoCo's
+    (w, x, y, z) never leaves this class."""
+
+    def _load(self, base_position, base_orientation) -> None:
+        world = self.world
+        if world.closed:
+            raise RuntimeError("MujocoRobot: the world is closed")
+        if world.robot is not None and not world.robot._removed:
+            raise RuntimeError("MujocoRobot: a MujocoWorld holds one robot; remove it first")
+        self.client = None
+        self.body_id = 1  # the base link (body 0 is the world)
+        world._compile(self, self.fixed_base, base_position)
+        world.robot = self
+        self._removed = False
+        self._index()
+        self.set_gains()
+
+    # ------------------------------------------------------------------ indexing
+    def _index(self) -> None:
+        m = self.model = self.world.model
+        self.data = self.world.data
+        names = list(self.body.joint_names)
+        ids = [m.joint(n).id for n in names]
+        self.joint_names = names
+        self._qadr = np.array([m.jnt_qposadr[j] for j in ids])
+        self._vadr = np.array([m.jnt_dofadr[j] for j in ids])
+        # the chain's joints are consecutive in qpos and qvel: slices read faster
+        self._qsl = _as_slice(self._qadr)
+        self._vsl = _as_slice(self._vadr)
+        self.joint_index = np.array(ids, dtype=int).reshape(-1, 3)
+        self.foot_names = list(self.body.foot_links)
+        self._feet = np.array([m.body(n).id for n in self.foot_names])
+        self.foot_index = self._feet.copy()
+        self.effort = np.broadcast_to(np.asarray(self.body.effort, float)[:, None],
+                                      (self.n_legs, 3)).copy()  # fmt: skip
+        self.lower = np.asarray(self.body.lower, float).reshape(-1, 3)
+        self.upper = np.asarray(self.body.upper, float).reshape(-1, 3)
+        self.max_velocity = np.full((self.n_legs, 3), np.inf)
+        self._bodies = np.arange(1, m.nbody)  # the robot's bodies (all but the world)
+        self._body_mass = m.body_mass[1:].copy()
+        self.mass = float(self._body_mass.sum())
+        self.link_names = {int(b): m.body(int(b)).name for b in self._bodies}
+        self._foot_set = {int(f) for f in self._feet}
+        self._foot_or_base = {*self._foot_set, self.body_id}
+        self._geom_body = m.geom_bodyid.copy()
+        self._ff = np.zeros(len(names))  # the held feedforward torques, chain order
+        self._q = None  # the motors' position targets (None: released)
+        # rotor inertia (armature) in proportion to each joint's own inertia: a real geared
+        # joint has it, and without it a leg whose bones nearly cancel (a short upper bone
+        # on a long lower one) has a joint inertia several times smaller than its
+        # diagonal, and the stiff servos chatter
+        inertia = self._joint_inertia()
+        m.dof_armature[self._vadr] = ARMATURE * inertia
+        self._inertia = inertia * (1.0 + ARMATURE)
+        # the actuators' damping: VELOCITY_CLOSURE joint inertias per MuJoCo step
+        self._damping = VELOCITY_CLOSURE * self._inertia / self.model.opt.timestep
+
+    def _joint_inertia(self) -> np.ndarray:
+        """Each joint's inertia (kg m^2) at the home pose: its subtree about its axis, the
+        armature left out."""
+        m, d = self.model, self.data
+        q0 = d.qpos.copy()
+        home, _ = leg_ik(self.geometry.chain, self.geometry.homes)
+        d.qpos[self._qadr] = home.ravel()
+        mujoco.mj_forward(m, d)
+        full = np.zeros((m.nv, m.nv))
+        try:
+            mujoco.mj_fullM(m, d, full)  # mujoco >= 3.3
+        except TypeError:
+            mujoco.mj_fullM(m, full, d.qM)  # mujoco 3.2
+        d.qpos[:] = q0
+        return np.diag(full)[self._vadr] - m.dof_armature[self._vadr]  # the links' own
+
+    # ------------------------------------------------------------------ control
+    def set_gains(self, kp=None, kd=None, force_scale: float = FORCE_SCALE) -> None:
+        """Gains and force limits used by ``command_joint_list`` (PyBullet's meaning)."""
+        n = len(self.joint_names)
+        self._kp = np.full(n, float(DEFAULT_KP if kp is None else kp))
+        self._kd = np.full(n, float(DEFAULT_KD if kd is None else kd))
+        self._forces = self.effort.ravel() * float(force_scale)
+        self._zeros = np.zeros(n)
+
+    def release_joints(self) -> None:
+        """No motor force on any joint: the joints move freely."""
+        m = self.model
+        m.actuator_gainprm[:, 0] = 0.0
+        m.actuator_biasprm[:, :3] = 0.0
+        m.actuator_forcerange[:] = 0.0
+        self._q = None
+
+    def command_joint_list(self, q, v=None, kp=None, forces=None) -> None:
+        """PyBullet's position motor on every joint (flat lists in chain order).
+
+        PyBullet's motor is a velocity constraint: at each physics step, within its force
+        limit, it drives ``kd (v - v_now) + kp (q - q_now) / dt`` to zero, i.e. sets the
+        joint velocity to ``v + (kp / kd) (q - q_now) / dt``. Here that velocity target is
+        computed the same way before each world step (``_servo``) and held by a MuJoCo
+        velocity actuator, clamped to the force limit, whose damping of
+        VELOCITY_CLOSURE x the joint's inertia per MuJoCo step (times kd) closes the
+        error within about a step; the implicit integrator keeps so stiff a damper stable.
+        """
+        m = self.model
+        self._q = np.asarray(q, dtype=float)
+        self._v = self._zeros if v is None else np.asarray(v, dtype=float)
+        kp = self._kp if kp is None else np.asarray(kp, dtype=float)
+        self._rate = kp / self._kd / self.world.dt
+        m.actuator_gainprm[:, 0] = self._damping * self._kd
+        m.actuator_biasprm[:, 2] = -self._damping * self._kd
+        f = self._forces if forces is None else np.asarray(forces, dtype=float)
+        m.actuator_forcerange[:, 0] = -f
+        m.actuator_forcerange[:, 1] = f
+        self._servo()
+
+    def _servo(self) -> None:
+        """The motors' velocity targets for the current joint positions (each world step)."""
+        if self._q is None:
+            return
+        d = self.data
+        d.ctrl[:] = self._v + self._rate * (self._q - d.qpos[self._qsl])
+
+    def command_positions(self, q, kp=None, kd=None, max_force=None, velocities=None) -> None:
+        """Hold every joint toward ``q`` (L, 3); gains as PyBullet's (see command_joint_list)."""
+        q = self._shaped(q, "command_positions").ravel()
+        kp = self._shaped(DEFAULT_KP if kp is None else kp, "kp").ravel()
+        kd = self._shaped(DEFAULT_KD if kd is None else kd, "kd").ravel()
+        force = self.effort * FORCE_SCALE if max_force is None else max_force
+        force = self._shaped(force, "max_force").ravel()
+        v = None if velocities is None else self._shaped(velocities, "v").ravel()
+        saved = self._kd
+        self._kd = kd
+        try:
+            self.command_joint_list(q, v, kp, force)
+        finally:
+            self._kd = saved
+
+    def command_torque_list(self, tau) -> None:
+        """Feedforward joint torques (flat, chain order), held until the next call."""
+        self._ff = np.asarray(tau, dtype=float)
+        self.data.qfrc_applied[self._vsl] = self._ff
+
+    def command_torques(self, tau) -> None:
+        """Apply joint torques ``tau`` (L, 3) (held until the next call)."""
+        self.command_torque_list(self._shaped(tau, "command_torques").ravel())
+
+    def apply_base_wrench(self, force, torque) -> None:
+        """A world-frame force at the base's origin and a torque on the base, for the next
+        physics step only (PyBullet's applyExternalForce / applyExternalTorque)."""
+        self.data.xfrc_applied[self.body_id, :3] = force
+        self.data.xfrc_applied[self.body_id, 3:] = torque
+
+    def clear_base_wrench(self) -> None:
+        self.data.xfrc_applied[self.body_id] = 0.0
+
+    def set_joint_positions(self, q, velocities=None) -> None:
+        """Teleport every joint to ``q`` (L, 3) (and ``velocities``, default 0)."""
+        q = self._shaped(q, "set_joint_positions").ravel()
+        v = np.zeros_like(q) if velocities is None else self._shaped(velocities, "v").ravel()
+        self.data.qpos[self._qadr] = q
+        self.data.qvel[self._vadr] = v
+        self._refresh()
+
+    def reset_base(self, position, orientation=(0.0, 0.0, 0.0, 1.0)) -> None:
+        """Teleport the base to a pose and zero its velocity; forget the solver's warm start
+        and any applied forces, so a reused world replays an episode exactly."""
+        d = self.data
+        if not self.fixed_base:
+            x, y, z, w = (float(v) for v in orientation)
+            d.qpos[:3] = [float(v) for v in position]
+            d.qpos[3:7] = [w, x, y, z]
+            d.qvel[:6] = 0.0
+        d.qacc_warmstart[:] = 0.0
+        d.xfrc_applied[:] = 0.0
+        self._refresh()
+
+    def set_base_velocity(self, linear, angular=(0.0, 0.0, 0.0)) -> None:
+        """Set the base's world linear and angular velocity."""
+        if self.fixed_base:
+            return
+        d = self.data
+        d.qvel[:3] = [float(v) for v in linear]
+        d.qvel[3:6] = self._base_rot().T @ np.asarray(angular, dtype=float)  # body-local
+
+    def _refresh(self) -> None:
+        """Positions, frames and contacts for the current state (after a teleport)."""
+        mujoco.mj_forward(self.model, self.data)
+
+    # ------------------------------------------------------------------ state
+    def joint_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Joint positions, velocities and torques (motor + feedforward), each (L, 3)."""
+        d = self.data
+        tau = d.actuator_force + self._ff
+        return (d.qpos[self._qadr].reshape(-1, 3).copy(), d.qvel[self._vadr].reshape(-1, 3).copy(),
+                tau.reshape(-1, 3))  # fmt: skip
+
+    def base_pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """Body frame B in the world: position (3,), quaternion (x, y, z, w) (4,)."""
+        d = self.data
+        if self.fixed_base:
+            w, x, y, z = d.xquat[self.body_id]
+            return d.xpos[self.body_id].copy(), np.array([x, y, z, w])
+        w, x, y, z = d.qpos[3:7]
+        return d.qpos[:3].copy(), np.array([x, y, z, w])
+
+    def base_velocity(self) -> tuple[np.ndarray, np.ndarray]:
+        """World linear (3,) and angular (3,) velocity of the base."""
+        d = self.data
+        if self.fixed_base:
+            return np.zeros(3), np.zeros(3)
+        return d.qvel[:3].copy(), self._base_rot() @ d.qvel[3:6]
+
+    def _base_rot(self) -> np.ndarray:
+        """The free base's rotation matrix from its state (frames may be a step old)."""
+        rot = np.zeros(9)
+        mujoco.mju_quat2Mat(rot, self.data.qpos[3:7])
+        return rot.reshape(3, 3)
+
+    def place_base(self, position, orientation, linear, angular) -> None:
+        """Set the base's pose and world velocity (the kinematic body mode, every step)."""
+        d = self.data
+        x, y, z, w = (float(v) for v in orientation)
+        d.qpos[:3] = [float(v) for v in position]
+        d.qpos[3:7] = [w, x, y, z]
+        d.qvel[:3] = [float(v) for v in linear]
+        d.qvel[3:6] = self._base_rot().T @ np.asarray(angular, dtype=float)
+
+    def foot_positions(self) -> np.ndarray:
+        """World foot-sphere centres (L, 3)."""
+        mujoco.mj_kinematics(self.model, self.data)
+        return self.data.xpos[self._feet].copy()
+
+    def center_of_mass(self) -> np.ndarray:
+        mujoco.mj_kinematics(self.model, self.data)
+        return self._body_mass @ self.data.xipos[1:] / self.mass
+
+    def _touching(self) -> set[int]:
+        """Robot bodies in contact with the ground now."""
+        d = self.data
+        n = d.ncon
+        if n == 0:
+            return set()
+        geoms = d.contact.geom[:n]
+        other = np.where(geoms[:, 0] == self.world.ground_id, geoms[:, 1], geoms[:, 0])
+        return set(self._geom_body[other].tolist())
+
+    def foot_contacts(self, ground_id=None) -> np.ndarray:
+        touching = self._touching()
+        return np.array([int(f) in touching for f in self._feet], dtype=bool)
+
+    def body_ground_contact(self, ground_id=None) -> bool:
+        return bool(self._touching() - self._foot_set)
+
+    def sense(self) -> Sensed:
+        """The same reading as the PyBullet Robot's, from MuJoCo's state.
+
+        Frames are recomputed for the current state (``mj_kinematics``); contacts are those
+        of the last step's collision pass, as in PyBullet.
+        """
+        m, d = self.model, self.data
+        mujoco.mj_kinematics(m, d)
+        b = self.body_id
+        rot = d.xmat[b].reshape(3, 3)
+        w, x, y, z = d.xquat[b].tolist()
+        lin = d.qvel[:3].tolist() if not self.fixed_base else [0.0, 0.0, 0.0]
+        ang = (rot @ d.qvel[3:6]).tolist() if not self.fixed_base else [0.0, 0.0, 0.0]
+        com = self._body_mass @ d.xipos[1:] / self.mass
+        touching = self._touching()
+        fq = d.xquat[self._feet]
+        return Sensed(
+            tuple(d.xpos[b].tolist()),
+            (x, y, z, w),
+            tuple(lin),
+            tuple(ang),
+            tuple(d.qpos[self._qsl].tolist()),
+            tuple(d.qvel[self._vsl].tolist()),
+            tuple((d.actuator_force + self._ff).tolist()),
+            [tuple(f) for f in d.xpos[self._feet].tolist()],
+            tuple(com.tolist()),
+            [int(f) in touching for f in self._feet],
+            b in touching,
+            not touching <= self._foot_or_base,
+            [(qx, qy, qz, qw) for qw, qx, qy, qz in fq.tolist()],
+        )
+
+    def tilt_inertia(self) -> float:
+        """The robot's smaller moment of inertia (roll or pitch) about its centre of mass,
+        from the link masses as points plus the body box (as the PyBullet Robot's)."""
+        mujoco.mj_kinematics(self.model, self.data)
+        x = self.data.xipos[1:]
+        d = x - self._body_mass @ x / self.mass
+        roll = self._body_mass @ (d[:, 1] ** 2 + d[:, 2] ** 2)
+        pitch = self._body_mass @ (d[:, 0] ** 2 + d[:, 2] ** 2)
+        bx, by, bz = self.geometry.body
+        box = self._body_mass[0] * min(by * by + bz * bz, bx * bx + bz * bz) / 12.0
+        return float(min(roll, pitch) + box)
+
+    # ------------------------------------------------------------------ lifetime
+    def remove(self) -> None:
+        """Take the robot out of its world (the model is kept for a reload of the body)."""
+        if self._removed:
+            return
+        self._removed = True
+        if self.world.robot is self:
+            self.world.robot = None

@@ -1,0 +1,300 @@
+"""The two physics engines behind one interface: choosing one, the MuJoCo world and robot
+against the PyBullet ones (ground, kinematics, the position motor's law), walking on both,
+the env and the CLI on MuJoCo. CI installs the mujoco extra, so these run there."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+
+import numpy as np
+import pytest
+
+from gaitsim.sim.engine import ENGINES, EngineError, check_engine, load_robot, make_world
+from gaitsim.terrain import Flat, Rough, Slope
+
+mujoco = pytest.importorskip("mujoco")  # the extra; CI installs it (gaitsim[mujoco])
+
+# ---------------------------------------------------------------------------- choosing one
+
+
+def test_an_unknown_engine_is_refused_with_the_choices():
+    with pytest.raises(EngineError, match="pybullet, mujoco"):
+        check_engine("bullet")
+    assert ENGINES == ("pybullet", "mujoco")
+
+
+def test_a_missing_mujoco_says_how_to_install_it(monkeypatch, capsys):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "mujoco" else real(name, *a)
+    )
+    with pytest.raises(EngineError, match=r"pip install 'gaitsim\[mujoco\]'"):
+        check_engine("mujoco")
+    from gaitsim.cli import main
+
+    assert main(["walk", "fox", "--engine", "mujoco", "--seconds", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--engine mujoco" in err and "gaitsim[mujoco]" in err and "Traceback" not in err
+
+
+def test_the_gui_is_pybullets(capsys):
+    from gaitsim.cli import main
+
+    assert main(["walk", "fox", "--engine", "mujoco", "--gui", "--seconds", "1"]) == 2
+    assert "--gui" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------- the world
+
+
+@pytest.mark.parametrize(
+    "terrain",
+    [
+        Flat(0.05),
+        Slope(math.radians(8.0)),
+        Slope(math.radians(-6.0), math.radians(40.0)),
+        Rough(amplitude=0.03, wavelength=0.3, seed=4, size=2.0),
+    ],
+    ids=["flat", "slope_up", "slope_turned", "rough"],
+)
+def test_the_mujoco_ground_is_the_terrain(terrain):
+    """Rays cast down on the MuJoCo ground meet terrain.height within 1 mm (rough ground:
+    the grid's orientation, rows along y, would show as centimetres of error)."""
+    rng = np.random.default_rng(0)
+    xy = rng.uniform(-0.9, 0.9, size=(300, 2))
+    with make_world("mujoco", terrain) as world:
+        z = world.ray_heights(xy)
+    want = terrain.height(xy[:, 0], xy[:, 1])
+    assert np.max(np.abs(z - want)) < 1e-3
+
+
+def test_the_world_steps_and_closes():
+    world = make_world("mujoco", Flat(), time_step=1 / 240)
+    load_robot(world, "fox")
+    world.step(24)
+    assert world.steps == 24 and world.time == pytest.approx(0.1)
+    world.close()
+    world.close()  # idempotent
+    assert world.closed
+
+
+# ---------------------------------------------------------------------------- the robot
+
+
+@pytest.fixture(scope="module")
+def twins():
+    """The fox in a PyBullet world and in a MuJoCo world, both on flat ground."""
+    pb = make_world("pybullet", Flat())
+    mj = make_world("mujoco", Flat())
+    robots = load_robot(pb, "fox"), load_robot(mj, "fox")
+    yield robots
+    pb.close()
+    mj.close()
+
+
+def test_both_engines_load_the_same_body(twins):
+    a, b = twins
+    assert a.mass == pytest.approx(b.mass, rel=1e-9)
+    np.testing.assert_allclose(a.effort, b.effort)
+    np.testing.assert_allclose(a.lower, b.lower)
+    np.testing.assert_allclose(a.upper, b.upper)
+    np.testing.assert_allclose(a.home_joints, b.home_joints)
+
+
+def test_both_engines_agree_on_the_kinematics(twins):
+    """The same base pose and joint angles give the same feet, centre of mass and frames."""
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        q = twins[0].home_joints + rng.uniform(-0.3, 0.3, size=twins[0].home_joints.shape)
+        yaw = rng.uniform(-np.pi, np.pi)
+        quat = (0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2))
+        pos = (rng.uniform(-1, 1), rng.uniform(-1, 1), 0.5)
+        readings = []
+        for robot in twins:
+            robot.reset_base(pos, quat)
+            robot.set_joint_positions(q)
+            readings.append(robot.sense())
+        a, b = readings
+        np.testing.assert_allclose(a.position, b.position, atol=1e-9)
+        np.testing.assert_allclose(np.abs(np.dot(a.quaternion, b.quaternion)), 1.0, atol=1e-9)
+        np.testing.assert_allclose(a.joint_positions, b.joint_positions, atol=1e-9)
+        np.testing.assert_allclose(a.feet, b.feet, atol=1e-6)
+        np.testing.assert_allclose(a.com, b.com, atol=1e-6)
+        for qa, qb in zip(a.foot_quaternions, b.foot_quaternions, strict=True):
+            assert abs(np.dot(qa, qb)) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_the_position_motor_closes_kp_of_the_error_per_step():
+    """PyBullet's motor law, reproduced: a free leg in the air commanded kp = 0.3 toward a
+    pose 0.2 rad away closes about 30 % of the error in each physics step on both engines
+    (PyBullet solves it as a constraint, MuJoCo as a stiff velocity servo)."""
+    shares = {}
+    for engine in ENGINES:
+        with make_world(engine, Flat()) as world:
+            robot = load_robot(world, "fox", base_position=(0, 0, 2.0), fixed_base=True)
+            q0 = robot.home_joints
+            target = q0 + 0.2
+            robot.command_positions(target, kp=0.3)
+            errors = []
+            for _ in range(6):
+                world.step(1)
+                errors.append(np.abs(target - robot.joint_state()[0]).mean())
+            shares[engine] = 1 - (errors[-1] / errors[0]) ** (1 / 5)
+    for share in shares.values():
+        assert 0.2 <= share <= 0.4, shares
+    assert abs(shares["pybullet"] - shares["mujoco"]) < 0.08, shares
+
+
+def test_feedforward_torques_are_held_and_reported(twins):
+    """command_torque_list holds its torques through every step until the next call, and
+    both engines report a joint's torque as the motor's plus the feedforward."""
+    for robot in twins:
+        world = robot.world
+        robot.reset_base((0, 0, 3.0))
+        robot.set_joint_positions(robot.home_joints)
+        robot.release_joints()
+        tau = np.full(3 * robot.n_legs, 0.01)
+        robot.command_torque_list(tau.tolist())
+        world.step(3)
+        np.testing.assert_allclose(robot.sense().joint_torques, tau, atol=1e-9)
+
+
+def test_a_diverged_mujoco_state_is_reported_not_reset():
+    """MuJoCo resets a diverged state to the model's initial pose; gaitsim makes it NaN so
+    the run ends with verdict non_finite instead of walking on from a teleport."""
+    with make_world("mujoco", Flat()) as world:
+        robot = load_robot(world, "fox")
+        robot.command_joint_list([0.0] * 12, kp=[1.0] * 12, forces=[1e9] * 12)
+        world.data.qvel[6:] = 1e12
+        world.step(3)
+        assert not np.isfinite(robot.sense().position).any()
+
+
+# ---------------------------------------------------------------------------- walking
+
+BUILT_IN = ("fox", "hound", "horn_beetle", "spider_bot")
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_built_in_walkers_walk_on_mujoco_as_on_pybullet(name):
+    """10 s flat, free body: the walked verdict on MuJoCo, speed ratio within 0.1 of
+    PyBullet's, and the gait-fidelity bounds (duty, clean contact)."""
+    from gaitsim.sim.run import simulate
+
+    mj = simulate(name, seconds=10.0, engine="mujoco").summary
+    pb = simulate(name, seconds=10.0, engine="pybullet").summary
+    assert mj["engine"] == "mujoco" and pb["engine"] == "pybullet"
+    assert mj["verdict"] == "walked", mj["verdict_reason"]
+    assert abs(mj["speed_ratio"] - pb["speed_ratio"]) <= 0.1
+    assert mj["duty_error_max"] <= 0.08 and mj["duty_error_mean"] <= 0.05
+    assert mj["contact_timing_error"] <= 0.10
+    assert mj["touchdowns_per_stance"] <= 1.3
+
+
+def millipede() -> dict:
+    """A user's ten-legged walker: five pairs in a wave gait, front knees forward and hind
+    knees back, written in the catalog format."""
+    segments = []
+    for i in range(5):
+        x = 0.16 - 0.08 * i
+        knee = "forward" if i < 3 else "back"
+        for side, y, phase in (("L", 0.09, 0.2 * i), ("R", -0.09, 0.2 * i + 0.5)):
+            leg = {"name": f"{side.lower()}{i}", "side": side, "phase": phase % 1.0}
+            leg.update(knee=knee, upper=0.06, lower=0.08, home=[y, 0, x])
+            segments.append(leg)
+    gait = {"stride": 0.07, "duty": 0.7, "lift": 0.025, "clip_speed": 0.12, "segments": segments}
+    return {"millipede": {"gait": gait}}
+
+
+def test_a_users_ten_legged_walker_walks_on_mujoco(tmp_path, capsys):
+    from gaitsim.cli import main
+
+    path = tmp_path / "millipede.json"
+    path.write_text(json.dumps(millipede()))
+    code = main(["walk", "millipede", "--catalog", str(path), "--engine", "mujoco",
+                 "--seconds", "10", "--json", "-q"])  # fmt: skip
+    s = json.loads(capsys.readouterr().out)
+    assert code == 0, s["verdict_reason"]
+    assert s["engine"] == "mujoco" and s["verdict"] == "walked"
+    assert len(s["duty_by_leg"]) == 10
+
+
+# ---------------------------------------------------------------------------- the env
+
+
+def test_the_mujoco_env_passes_the_checkers():
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    import gaitsim  # noqa: F401  (registers the ids)
+
+    for mode in ("prior", "residual"):
+        env = gym.make("gaitsim/Walk-v0", engine="mujoco", action_mode=mode)
+        check_env(env.unwrapped, skip_render_check=True)
+        sb3_check_env(env.unwrapped)
+        env.close()
+
+
+def _rollout(env, seed: int, steps: int) -> np.ndarray:
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    out = [obs]
+    for _ in range(steps):
+        action = rng.uniform(-1, 1, size=env.action_space.shape).astype(np.float32)
+        obs, *_ = env.step(action)
+        out.append(obs)
+    return np.array(out)
+
+
+def test_seeded_mujoco_rollouts_are_identical():
+    """Two envs, and one env reused for a second episode, replay a seeded rollout bit for
+    bit (the reused world forgets the solver's warm start and applied forces)."""
+    import gymnasium as gym
+
+    import gaitsim  # noqa: F401
+
+    kw = {"engine": "mujoco", "action_mode": "residual", "start_phase": (0.0, 1.0)}
+    a, b = gym.make("gaitsim/Walk-v0", **kw), gym.make("gaitsim/Walk-v0", **kw)
+    first = _rollout(a, 7, 120)
+    np.testing.assert_array_equal(first, _rollout(b, 7, 120))
+    _rollout(a, 8, 60)
+    np.testing.assert_array_equal(first, _rollout(a, 7, 120))
+    a.close()
+    b.close()
+
+
+def test_a_mujoco_run_renders_through_its_pybullet_twin():
+    import gymnasium as gym
+
+    import gaitsim  # noqa: F401
+
+    env = gym.make("gaitsim/Walk-v0", engine="mujoco", render_mode="rgb_array",
+                   render_size=(96, 64))  # fmt: skip
+    env.reset(seed=0)
+    frames = [env.render()]
+    for _ in range(30):
+        env.step(np.zeros(env.action_space.shape, np.float32))
+    frames.append(env.render())
+    assert frames[0].shape == (64, 96, 3)
+    assert np.abs(frames[0].astype(int) - frames[1]).mean() > 0  # the twin moved
+    env.close()
+    with pytest.raises(ValueError, match="rgb_array"):
+        gym.make("gaitsim/Walk-v0", engine="mujoco", render_mode="human")
+
+
+# ---------------------------------------------------------------------------- sweeps
+
+
+def test_a_sweep_names_its_engine(tmp_path):
+    from gaitsim.sweep import SweepError, load_sweep
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        'name = "b"\nparameter = "speed_scale"\nvalues = [1.0]\nwalkers = ["fox"]\n'
+        'seeds = 1\nseconds = 1.0\n[base]\nengine = "bullet"\n'
+    )
+    with pytest.raises(SweepError, match="engine"):
+        load_sweep(bad)
