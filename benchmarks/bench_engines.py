@@ -10,8 +10,11 @@ seeded episode when one ends). Reported per case: env steps per second on each e
 (median over blocks), simulated seconds per wall second, and the ratio MuJoCo / PyBullet
 (median of the per-block ratios). The issue's goal is a ratio of at least 5.
 
-The split of one MuJoCo env step (physics, controller, env) comes from a profile of the
-fox in residual mode: it says what bounds the ratio.
+Each block also times the wall time spent inside the world's ``step`` (the engine: physics
+substeps, and on MuJoCo the servo updates between them), so each case reports the engines'
+own cost per env step and ratio, and the rest (controller, observation, reward: the same
+Python on both). The split of one MuJoCo env step (physics, controller, env) comes from a
+profile of the fox in residual mode: it says what bounds the ratio.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import gymnasium as gym
 import numpy as np
 
+import gaitsim.sim  # noqa: F401  (registers the env ids; pybullet's banner to stderr)
+
 WALKERS = ("fox", "horn_beetle", "spider_bot")
 MODES = ("prior", "residual")
 ENGINES = ("pybullet", "mujoco")
@@ -47,23 +52,42 @@ def make(engine: str, walker: str, mode: str):
 
 
 class Stepper:
-    """An env stepped with seeded random actions, reset as episodes end."""
+    """An env stepped with seeded random actions, reset as episodes end; ``physics``
+    accumulates the wall time spent inside the world's ``step`` (the engine's share)."""
 
     def __init__(self, env, seed: int = 0):
         self.env = env
         self.rng = np.random.default_rng(seed)
         self.seed = seed
+        self.physics = 0.0
         env.reset(seed=seed)
+        self._timed_world = None
+
+    def _time_world(self) -> None:
+        world = self.env.world
+        if world is self._timed_world:
+            return
+        step = world.step  # the bound method; timed through an instance attribute
+
+        def timed(n: int = 1) -> None:
+            t0 = time.perf_counter()
+            step(n)
+            self.physics += time.perf_counter() - t0
+
+        world.step = timed
+        self._timed_world = world
 
     def run(self, n: int) -> float:
         env, shape = self.env, self.env.action_space.shape
         actions = self.rng.uniform(-1, 1, size=(n, *shape)).astype(np.float32)
+        self._time_world()
         t0 = time.perf_counter()
         for a in actions:
             _, _, terminated, truncated, _ = env.step(a)
             if terminated or truncated:
                 self.seed += 1
                 env.reset(seed=self.seed)
+                self._time_world()
         return time.perf_counter() - t0
 
 
@@ -72,10 +96,13 @@ def bench_case(walker: str, mode: str, blocks: int, block_steps: int, warmup: in
     for s in steppers.values():
         s.run(warmup)
     times: dict[str, list[float]] = {e: [] for e in ENGINES}
+    physics: dict[str, list[float]] = {e: [] for e in ENGINES}
     for b in range(blocks):
         order = ENGINES if b % 2 == 0 else ENGINES[::-1]
         for e in order:
+            before = steppers[e].physics
             times[e].append(steppers[e].run(block_steps))
+            physics[e].append(steppers[e].physics - before)
     dt = steppers["pybullet"].env.dt
     out = {"case": f"{walker} {mode}"}
     for e in ENGINES:
@@ -84,6 +111,15 @@ def bench_case(walker: str, mode: str, blocks: int, block_steps: int, warmup: in
         out[f"{e}_sim_s_per_s"] = rate * dt
     out["ratio"] = statistics.median(
         p / m for p, m in zip(times["pybullet"], times["mujoco"], strict=True)
+    )
+    for e in ENGINES:  # the engine's own share: wall time inside world.step
+        out[f"{e}_physics_us_per_step"] = 1e6 * statistics.median(physics[e]) / block_steps
+        out[f"{e}_other_us_per_step"] = (
+            1e6 * statistics.median(t - p for t, p in zip(times[e], physics[e], strict=True))
+            / block_steps
+        )
+    out["physics_ratio"] = statistics.median(
+        p / m for p, m in zip(physics["pybullet"], physics["mujoco"], strict=True)
     )
     for s in steppers.values():
         s.env.close()
@@ -145,11 +181,15 @@ def main(argv=None) -> int:
         print(json.dumps(out, indent=2))
         return 0
     print(f"\n{'case':22s} {'PyBullet steps/s':>17s} {'MuJoCo steps/s':>15s} "
-          f"{'PyBullet sim s/s':>17s} {'MuJoCo sim s/s':>15s} {'ratio':>6s}")  # fmt: skip
+          f"{'PyBullet sim s/s':>17s} {'MuJoCo sim s/s':>15s} {'ratio':>6s} "
+          f"{'physics us PB/MJ':>17s} {'ratio':>6s} {'rest us PB/MJ':>14s}")  # fmt: skip
     for r in rows:
         print(f"{r['case']:22s} {r['pybullet_steps_per_s']:17.0f} {r['mujoco_steps_per_s']:15.0f} "
               f"{r['pybullet_sim_s_per_s']:17.1f} {r['mujoco_sim_s_per_s']:15.1f} "
-              f"{r['ratio']:6.2f}")  # fmt: skip
+              f"{r['ratio']:6.2f} {r['pybullet_physics_us_per_step']:8.0f}/"
+              f"{r['mujoco_physics_us_per_step']:<8.0f} {r['physics_ratio']:6.2f} "
+              f"{r['pybullet_other_us_per_step']:6.0f}/"
+              f"{r['mujoco_other_us_per_step']:<6.0f}")  # fmt: skip
     print(f"\nmedian ratio {out['median_ratio']:.2f}, lowest {out['min_ratio']:.2f} "
           f"(goal {RATIO_GOAL:g}: {'met' if out['meets_goal'] else 'not met'})")
     print("one MuJoCo env step (fox, residual, profiled): physics "

@@ -14,9 +14,9 @@ a second time. To it the spec adds what a URDF cannot say:
   world's friction, a torsional friction of one foot radius per newton (PyBullet's
   spinning friction) and a soft contact whose time constant and damping ratio are those of
   the foot pad (``geometry.foot_pad``: a sink of 10 % of the radius under an even share of
-  the weight), never faster than ``MIN_TIMECONST_STEPS`` physics steps; elliptic friction
-  cones with the no-slip pass (``NOSLIP_ITERATIONS``) hold a loaded foot where it stands,
-  as PyBullet's friction anchor does.
+  the weight), never faster than ``MIN_TIMECONST_STEPS`` physics steps; the no-slip pass
+  (``NOSLIP_ITERATIONS``) holds a loaded foot where it stands, as PyBullet's friction
+  anchor does.
 
 The integrator is MuJoCo's ``implicitfast``: the actuators' velocity feedback is
 integrated implicitly, so they can close a joint's velocity error within a step without
@@ -54,7 +54,7 @@ ROBOT_BITS, GROUND_BITS = 2, 1  # contype / conaffinity: robot geoms collide wit
 VELOCITY_CLOSURE = 1.0  # an actuator's damping is this many joint inertias per MuJoCo step (see
 # MujocoRobot.command_joint_list): it closes about 80 % of a velocity error in one step
 MIN_TIMECONST_STEPS = 2.0  # MuJoCo's soft contacts are unstable faster than two steps
-NOSLIP_ITERATIONS = 0
+NOSLIP_ITERATIONS = 4  # the no-slip pass: PyBullet's friction anchor (a loaded foot stays put)
 CONE = 0  # mujoco.mjtCone: 0 pyramidal, 1 elliptic
 SUBSTEPS = 2  # MuJoCo steps per world step
 ARMATURE = 0.5  # each joint's rotor inertia, as a share of its leg's inertia about it
