@@ -460,6 +460,7 @@ def run_cell(sweep: Sweep, cell: Cell) -> dict:
         "value": cell.value,
         "seed": cell.seed,
         "body": scenario.body,
+        "engine": scenario.engine,
         "seconds": sweep.seconds,
     }
     row.update({m: getattr(summary, m) for m in METRICS})
@@ -694,7 +695,8 @@ def collect(out: Path, sweep: Sweep, todo: list[Cell]) -> list[dict]:
 
 
 def write_csv(rows: list[dict], path: Path) -> None:
-    cols = ["sweep", "walker", "parameter", "value", "seed", "body", "seconds", *METRICS]
+    cols = ["sweep", "walker", "parameter", "value", "seed", "body", "engine", "seconds",
+            *METRICS]  # fmt: skip
     cols.append("attempt")
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")

@@ -301,3 +301,23 @@ def test_a_sweep_names_its_engine(tmp_path):
     )
     with pytest.raises(SweepError, match="engine"):
         load_sweep(bad)
+
+
+def test_a_sweep_runs_on_mujoco_from_the_cli(tmp_path):
+    """--engine mujoco sets the sweep's [base] engine: every episode says which engine ran
+    it in results.csv."""
+    import csv
+
+    from gaitsim.cli import main
+
+    d = tmp_path / "s.toml"
+    d.write_text(
+        'name = "s"\nparameter = "speed_scale"\nvalues = [0.8, 1.0]\nwalkers = ["horn_beetle"]\n'
+        "seeds = 1\nseconds = 1.0\n"
+    )
+    out = tmp_path / "out"
+    argv = ["sweep", str(d), "--out", str(out), "-q", "--no-plots", "--engine", "mujoco"]
+    assert main(argv) == 0
+    with open(out / "results.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2 and {r["engine"] for r in rows} == {"mujoco"}
