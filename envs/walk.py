@@ -35,6 +35,7 @@ from . import rewards
 from .actions import ActionMap
 from .arena import Arena, GroundSpec
 from .observation import Observer, layout
+from .params import check_param, draw
 from .task import WalkTask
 
 DEFAULT_EPISODE_STEPS = 1000  # the registered TimeLimit (gaitsim.ENV_EPISODE_STEPS)
@@ -51,6 +52,7 @@ RANDOMIZABLE = (
     "uphill_heading_deg",
     "roughness",
     "friction",
+    "push_velocity",
 )
 
 
@@ -91,6 +93,9 @@ class WalkEnv(gym.Env):
     - ``body``: "free", "assist" (virtual spring-damper on height, roll and pitch; bipeds
       need it) or "kinematic"; ``distance_source``: "command" or "odometry";
       ``control_hz`` (default 60) must divide ``sim_hz`` (240); ``solver_iterations``;
+      ``push_at`` (s into each episode, default None: no push) and ``push_velocity`` (or
+      range, m/s, positive to the walker's left): a sideways push, the whole body's
+      velocity changed at once (``GaitController.push``);
       ``engine``: "pybullet" (default) or "mujoco" (``pip install 'gaitsim[mujoco]'``: the
       same controller, observation and rewards on MuJoCo; render_mode "human" is PyBullet's);
       ``control_options``: further ControlConfig fields; ``walker_options``: Walker keywords.
@@ -172,6 +177,8 @@ class WalkEnv(gym.Env):
         sim_hz: float = 240.0,
         solver_iterations: int = 50,
         engine: str = DEFAULT_ENGINE,
+        push_at: float | None = None,
+        push_velocity=0.0,
         control_options: dict | None = None,
         walker_options: dict | None = None,
         reward_weights=None,
@@ -214,6 +221,7 @@ class WalkEnv(gym.Env):
             spec, sim_hz=sim_hz, solver_iterations=solver_iterations,
             gui=render_mode == "human", engine=engine,
         )  # fmt: skip
+        self._set_push(push_at, push_velocity)
         self._set_spaces(action_mode, residual_scale, modulate_residual, max_yaw_rate_deg)
         self.run_metrics = bool(run_metrics)
         if not (isinstance(cover_steps, int) and cover_steps > 0):
@@ -229,6 +237,18 @@ class WalkEnv(gym.Env):
         self.command = None
         self.scenario: Scenario | None = None  # the current episode's (after reset)
         self._video = None
+
+    def _set_push(self, push_at, push_velocity) -> None:
+        """A sideways push ``push_velocity`` m/s (or a range drawn per episode) at
+        ``push_at`` seconds into every episode; None: no push."""
+        if push_at is not None and not (isinstance(push_at, (int, float))
+                                        and math.isfinite(push_at) and push_at >= 0):  # fmt: skip
+            raise ValueError(f"push_at must be a time >= 0 s or None, got {push_at!r}")
+        self.push_at = None if push_at is None else float(push_at)
+        self.push_velocity = check_param("push_velocity", push_velocity)
+        if self.push_at is None and self.push_velocity != 0.0:
+            raise ValueError("push_velocity needs push_at, the time of the push in seconds")
+        self._push = None
 
     def _check_render(self, render_mode, render_size) -> bool:
         """Check and keep the render mode and size; whether a display is available."""
@@ -317,6 +337,8 @@ class WalkEnv(gym.Env):
         rng = self.np_random
         params = self.task.draw(rng)
         params.update(self.arena.spec.draw(rng))
+        if self.push_at is not None:  # a constant draws nothing: other episodes unchanged
+            params["push_velocity"] = draw(self.push_velocity, rng)
         if options:
             params.update(self._overrides(options, params))
         cmd = self.task.command(params)
@@ -356,6 +378,7 @@ class WalkEnv(gym.Env):
         self._tilt_cos = 1.0  # the cosine of the largest tilt so far
         self._fall = ""
         self._tally = ContactTally(self.entry.gait.n_legs)
+        self._push = None if self.push_at is None else (self.push_at, params["push_velocity"])
         self.params = dict(params)
         obs, info = self._observe(self._sensed, ctl)
         info["params"] = dict(params)
@@ -376,6 +399,8 @@ class WalkEnv(gym.Env):
             sim_hz=self.arena.sim_hz,
             solver_iterations=self.arena.solver_iterations,
             engine=self.arena.engine,
+            push_at=self.push_at,
+            push_velocity=params.get("push_velocity", 0.0),
             swing=options.pop("swing", "sine"),
             walker_options=options,
         )
@@ -430,6 +455,9 @@ class WalkEnv(gym.Env):
         if ctl is None:
             raise gym.error.ResetNeeded("call reset() before step()")
         a = self.actions.clip(action)
+        if self._push is not None and ctl.t >= self._push[0] - 1e-9:
+            ctl.push(self._push[1])  # before this step, as simulate() pushes
+            self._push = None
         prev = self._sensed
         self.actions.step(ctl, a)
         sensed = ctl.sensed

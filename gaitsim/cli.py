@@ -310,6 +310,7 @@ def _walk_table(s) -> str:
         ["terrain", s.terrain],
         ["path", s.path],
         ["body / distance source", f"{s.body} / {s.distance_source}"],
+        ["engine", s.engine],
         ["simulated s", _fmt(s.simulated_s, ".2f")],
         ["distance m", _fmt(s.distance_m)],
         ["speed m/s", _fmt(s.speed_m_s)],
@@ -327,6 +328,8 @@ def _walk_table(s) -> str:
         ],
         ["cost of transport", _fmt(s.cost_of_transport, ".2f")],
     ]
+    if s.push_at_s is not None:
+        rows.append(["push", f"{s.push_velocity_m_s:+.2f} m/s sideways at {s.push_at_s:g} s"])
     if s.assist_mean_force_per_weight is not None:  # a run with the body assist
         rows.append(["assist force / weight", _fmt(s.assist_mean_force_per_weight, ".3f")])
     duty = s.duty_by_leg or []
@@ -381,6 +384,7 @@ def _walk_flags(args):
         _finite(args.yaw_rate_deg, "--yaw-rate-deg")
     if args.episode_seed is not None and args.episode_seed < 0:
         raise UsageError(f"--episode-seed must be a whole number >= 0, got {args.episode_seed}")
+    _check_push_flags(args)
     _check_engine_flag(args)
     if args.gui and args.engine != "pybullet":
         raise UsageError("--gui shows the PyBullet window: drop --gui, or use --engine pybullet")
@@ -394,6 +398,20 @@ def _walk_flags(args):
         if not folder.is_dir() or not os.access(folder, os.W_OK):
             raise UsageError(f"--video {video}: cannot write into {folder}")
     return video
+
+
+def _check_push_flags(args) -> None:
+    if args.push_velocity is None and args.push_at is None:
+        return
+    if args.push_velocity is None or args.push_at is None:
+        raise UsageError("a push needs both --push-at T (seconds) and --push-velocity V (m/s)")
+    _finite(args.push_velocity, "--push-velocity")
+    _finite(args.push_at, "--push-at")
+    if not 0 <= args.push_at < args.seconds:
+        raise UsageError(
+            f"--push-at must be a time within the run, in [0, {args.seconds:g}) s; "
+            f"got {args.push_at:g}"
+        )
 
 
 def _walk_entry(args):
@@ -703,6 +721,19 @@ def _scenario_args(p) -> None:
         help="draw the start point in the gait cycle and the friction (x U(0.9, 1.1)) from "
         "seed N, as a sweep's seed N does (default: start at 0 with --friction)",
     )
+    p.add_argument(
+        "--push-at",
+        type=float,
+        metavar="T",
+        help="push the body sideways at T seconds (with --push-velocity)",
+    )
+    p.add_argument(
+        "--push-velocity",
+        type=float,
+        metavar="V",
+        help="the push: a sideways velocity change of V m/s, positive to the walker's left "
+        "(an impulse of mass x V through the centre of mass)",
+    )
     _engine_arg(p)
 
 
@@ -795,7 +826,7 @@ def _body_args(p) -> None:
 def _sweep_args(p) -> None:
     p.add_argument(
         "definition",
-        help="sweep TOML file, or a built-in sweep: speed, slope, turn, rough",
+        help="sweep TOML file, or a built-in sweep: speed, slope, turn, rough, push",
     )
     p.add_argument("--out", metavar="DIR", help="results folder (default sweeps/<name>)")
     p.add_argument("--workers", type=int, default=2, help="local worker processes (default 2)")

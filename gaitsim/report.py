@@ -197,7 +197,7 @@ def _cell(s) -> str:
 
 
 def _sweeps_section(out: Path, workers: int, progress: bool) -> list[str]:
-    """The four built-in sweeps with their summary tables and plots."""
+    """The built-in sweeps with their summary tables and plots."""
     from .plots import sweep_plots
     from .sweep import builtin_sweeps, load_sweep, run_sweep, summary_table
 

@@ -160,10 +160,14 @@ def resolve_body(entry: Entry, body: str) -> str:
     return default_body(entry)
 
 
+DEFAULT_PUSH_AT_S = 5.0  # a push sweep pushes at this time unless its [base] says push_at
+
+
 @dataclass(frozen=True)
 class Scenario:
     """One run: the walker, its ground and path, how its body and gait are driven, how
-    long, the episode seed, the physics engine ("pybullet" or "mujoco") and its rates.
+    long, the episode seed, the physics engine ("pybullet" or "mujoco") and its rates, and
+    an optional sideways push (``push_at`` s, ``push_velocity`` m/s, positive to the left).
 
     ``turn_radius`` (signed m; 0 turns in place) or ``yaw_rate`` (rad/s) sets the path
     (neither: straight). ``body`` is free, assist or kinematic (``auto`` is resolved by the
@@ -186,6 +190,8 @@ class Scenario:
     sim_hz: float = DEFAULT_SIM_HZ
     solver_iterations: int = 50
     engine: str = "pybullet"
+    push_at: float | None = None
+    push_velocity: float = 0.0
     stop_on_fall: bool = True
     walker_options: dict = field(default_factory=dict)
 
@@ -241,6 +247,8 @@ class Scenario:
             seed=args.episode_seed,
             control_hz=args.control_hz,
             engine=getattr(args, "engine", "pybullet"),
+            push_at=getattr(args, "push_at", None),
+            push_velocity=getattr(args, "push_velocity", None) or 0.0,
         )
 
     @classmethod
@@ -262,6 +270,9 @@ class Scenario:
             kw.update(roughness=float(v), rough_seed=cell.seed)
         elif p == "friction":
             kw["friction"] = float(v)
+        elif p == "push_velocity":
+            kw["push_velocity"] = float(v)
+            kw.setdefault("push_at", DEFAULT_PUSH_AT_S)
         return cls.make(entry, **kw)
 
     @classmethod
@@ -282,7 +293,8 @@ class Scenario:
         roughness, friction) in place of their ranges. The env's rough ground is a 1 m
         grid of ``terrain_cell`` cells flattened around the start, which the arena lays
         over every path the task can command. ``settings``: body, distance_source,
-        control_hz, sim_hz, solver_iterations, engine, walker_options. A path the env was given
+        control_hz, sim_hz, solver_iterations, engine, push_at, push_velocity,
+        walker_options. A path the env was given
         as an object (a Schedule) is the task's: it is not part of the scenario."""
         from .walker import resolve_entry
 
@@ -332,6 +344,8 @@ class Scenario:
             "walker_options": {**self.walker_options, "swing": self.swing},
             "seed": self.seed,
             "engine": self.engine,
+            "push_at": self.push_at,
+            "push_velocity": self.push_velocity,
         }
 
     def simulate(self, **extra):
@@ -351,6 +365,7 @@ _BASE_FIELDS = {
     "sim_hz": float,
     "solver_iterations": int,
     "engine": str,
+    "push_at": float,
     "stop_on_fall": bool,
     "body": str,
     "distance_source": str,

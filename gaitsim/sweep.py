@@ -71,6 +71,8 @@ PARAMETERS = {
     "turn": "'straight', 'in_place', or a turn radius in metres",
     "roughness": "peak height of rough ground in metres (0 is flat)",
     "friction": "foot-ground friction coefficient",
+    "push_velocity": "sideways push in m/s (positive to the walker's left) at [base] push_at "
+    "(default 5 s)",
 }
 METRICS = (
     "distance_m",
@@ -130,6 +132,7 @@ PARAMETER_SETS = {
     "turn": ("turn_radius", "yaw_rate"),
     "roughness": ("terrain",),
     "friction": ("friction",),
+    "push_velocity": ("push_velocity",),
 }
 
 
@@ -192,7 +195,7 @@ def builtin_sweeps() -> dict[str, Path]:
 
 
 def load_sweep(spec: str | os.PathLike, *, catalog=None) -> Sweep:
-    """A sweep from a TOML file, or the name of a built-in one (speed, slope, turn, rough).
+    """A sweep from a TOML file, or the name of a built-in one (speed, slope, turn, rough, push).
 
     ``catalog`` (a Catalog) supplies the walkers; the built-in catalog when None."""
     path = Path(spec)
@@ -258,6 +261,8 @@ def _check_base(base: dict, parameter: str, label: str) -> None:
         v = base[key]
         if key in ("speed_scale", "friction", "sim_hz") and not _positive_number(v):
             raise SweepError(f"{label}: [base] {key} must be a number > 0, got {v!r}")
+        if key == "push_at" and not (_number(v) and 0 <= v):
+            raise SweepError(f"{label}: [base] push_at must be a time >= 0 s, got {v!r}")
         if key in ("turn_radius", "yaw_rate") and not _number(v):
             raise SweepError(f"{label}: [base] {key} must be a number, got {v!r}")
         if key == "solver_iterations" and not (
@@ -393,7 +398,14 @@ def _parse_settings(data: dict, parameter: str, label: str) -> tuple[int, Any, s
     if not isinstance(base, dict):
         raise SweepError(f"{label}: [base] must be a table of simulate() settings")
     _check_base(base, parameter, label)
-    from .scenario import ScenarioError, base_settings
+    from .scenario import DEFAULT_PUSH_AT_S, ScenarioError, base_settings
+
+    push_at = base.get("push_at", DEFAULT_PUSH_AT_S if parameter == "push_velocity" else None)
+    if push_at is not None and push_at >= seconds:
+        raise SweepError(
+            f"{label}: the push comes at {push_at:g} s, after the {seconds:g} s episodes end; "
+            "raise 'seconds' or set an earlier [base] push_at"
+        )
 
     try:  # every [base] key must be a setting a cell's Scenario holds
         base_settings(base)

@@ -521,6 +521,18 @@ class GaitController:
         self._physics(tau, ds, ref[2], ref2[2])
         self._sense(ref, targets, short)
 
+    def push(self, velocity: float) -> None:
+        """A sideways push: the whole robot's velocity changes by ``velocity`` m/s toward
+        the body's left (negative: right), as an impulse of mass x velocity through its
+        centre of mass would change it (every link gets the same change; joint velocities
+        are kept). The controller reads the new state before its next step."""
+        yaw = self._last_yaw
+        lin, ang = self.robot.base_velocity()
+        left = (-math.sin(yaw), math.cos(yaw), 0.0)
+        self.robot.set_base_velocity([v + velocity * u for v, u in zip(lin, left, strict=True)],
+                                     ang)  # fmt: skip
+        self._last = self.robot.sense()
+
     def _placement(self, sensed, ref, ref2) -> tuple[float, float]:
         """Capture-point foot placement: swing feet land ``capture_gain`` times the offset
         of the body's capture point (position + velocity / omega, omega = sqrt(g / h): where

@@ -140,6 +140,8 @@ def simulate(
     walker_options: dict | None = None,
     seed: int | None = None,
     engine: str = DEFAULT_ENGINE,
+    push_at: float | None = None,
+    push_velocity: float = 0.0,
 ) -> RunResult:
     """Walk ``walker`` (a built-in name, Entry or Gait) for ``seconds`` and measure it.
 
@@ -149,14 +151,17 @@ def simulate(
     episode's spread from a seeded generator: the start point in the gait cycle and the
     ground friction (x U(0.9, 1.1)); the default (None) starts at distance 0 with the given
     friction, deterministically. ``engine``: "pybullet" or "mujoco" (see
-    gaitsim.sim.engine). Memory grows with the steps walked, not the ones asked for; runs
-    longer than MAX_SECONDS are refused.
+    gaitsim.sim.engine). ``push_at`` (s) and ``push_velocity`` (m/s, positive to the
+    walker's left): a sideways push, the whole robot's velocity changed at once as by an
+    impulse (``GaitController.push``). Memory grows with the steps walked, not the ones
+    asked for; runs longer than MAX_SECONDS are refused.
     """
     if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
         raise RunError(
             f"seconds must be in (0, {MAX_SECONDS:g}] (10 simulated hours), got {seconds!r}"
         )
     check_engine(engine)
+    push = check_push(push_at, push_velocity, seconds)
     body = compile_body(walker)
     entry = body.entry
     start, friction = _spread(entry, speed_scale, friction, seed)
@@ -179,14 +184,15 @@ def simulate(
         robot = load_robot(world, body)
         horizon = start + speed * min(seconds, TABLE_AHEAD_S) * 1.05 + kin.cycle
         ctl = GaitController(world, robot, kin, config, start=start, horizon=horizon)
-        _walk(ctl, kin, round(seconds / ctl.dt), stop_on_fall, on_step)
+        _walk(ctl, kin, round(seconds / ctl.dt), stop_on_fall, on_step, push)
         rec = ctl.arrays()
         summary = _summary(ctl, kin, rec)
         summary.update(
             walker=entry.name, terrain=terrain.describe(), path=type(path).__name__,
             speed_scale=speed_scale, body=config.body, distance_source=config.distance_source,
             swing=kin.swing, catalog_duty=entry.gait.duty, seconds=seconds, seed=seed,
-            friction=friction, engine=engine,
+            friction=friction, engine=engine, push_at_s=push_at,
+            push_velocity_m_s=push_velocity if push_at is not None else 0.0,
         )  # fmt: skip
         summary["verdict"], summary["verdict_reason"] = verdict(summary)
         return RunResult(summary, rec, ctl.dt)
@@ -203,11 +209,29 @@ def _spread(entry, speed_scale: float, friction: float, seed: int | None):
     return start, float(friction * rng.uniform(0.9, 1.1))
 
 
-def _walk(ctl: GaitController, kin: Walker, n: int, stop_on_fall: bool, on_step) -> None:
+def check_push(push_at: float | None, push_velocity: float, seconds: float):
+    """(control time of the push, velocity) or None; RunError for a push that cannot be."""
+    if not math.isfinite(push_velocity):
+        raise RunError(f"push_velocity must be a number of m/s, got {push_velocity!r}")
+    if push_at is None:
+        if push_velocity:
+            raise RunError("a push_velocity needs push_at, the time of the push (s)")
+        return None
+    if not (math.isfinite(push_at) and 0 <= push_at < seconds):
+        raise RunError(f"push_at must be a time in [0, {seconds:g}) s (the run), got {push_at!r}")
+    return push_at, push_velocity
+
+
+def _walk(ctl: GaitController, kin: Walker, n: int, stop_on_fall: bool, on_step,
+          push=None) -> None:  # fmt: skip
     """Step the controller ``n`` times, or until one second after a fall, or at once when
-    the physics goes non-finite."""
+    the physics goes non-finite; ``push``: (time, velocity) of a sideways push, given
+    before the first control step that starts at or after that time."""
     fell_at = None
     for k in range(n):
+        if push is not None and k * ctl.dt >= push[0] - 1e-9:
+            ctl.push(push[1])
+            push = None
         ctl.step()
         if on_step is not None:
             on_step(ctl)

@@ -85,6 +85,8 @@ class RunSummary:
     seed: int | None
     friction: float  # as simulated (a seed draws it around the one asked for)
     engine: str = "pybullet"  # the physics engine (a summary from before engines: pybullet)
+    push_at_s: float | None = None  # a sideways push's time, None without one
+    push_velocity_m_s: float = 0.0  # its velocity change, m/s (positive to the left)
     # -- the verdict (gaitsim.sim.metrics.verdict)
     verdict: str
     verdict_reason: str
