@@ -260,6 +260,7 @@ def _summary(ctl: GaitController, kin: Walker, rec: dict) -> dict:
     progress = summary["distance_m"]
     summary.update(
         simulated_s=t_end,
+        mass_kg=robot.mass,
         leg_scuff_share=float(np.mean(rec["leg_contact"])),
         gait_distance_m=float(rec["s"][-1]),
         # the second seed's speed mismatch: gait distance per metre of measured progress

@@ -63,6 +63,7 @@ class RunSummary:
     time_to_fall_s: float | None
     # -- what only the run knows
     simulated_s: float
+    mass_kg: float = float("nan")  # the robot's mass (a summary from before: nan)
     leg_scuff_share: float
     gait_distance_m: float
     gait_per_progress: float | None
