@@ -28,7 +28,7 @@ from gaitsim.sim.metrics import ContactTally, support_margin, tilt_cos
 from gaitsim.sim.robot import Robot
 from gaitsim.sim.run import physics_walker_options
 from gaitsim.sim.world import DisplayError, display_available
-from gaitsim.terrain import Flat, Slope
+from gaitsim.terrain import scalar_height
 from gaitsim.walker import Walker
 
 from . import rewards
@@ -366,7 +366,7 @@ class WalkEnv(gym.Env):
         self.controller = ctl
         self.command = cmd
         self.scenario = scenario
-        self._height = _height_fn(terrain)
+        self._height = scalar_height(terrain)
         self._cycle = kin.cycle
         self._sensed = ctl.sensed
         self._progress = 0.0
@@ -558,13 +558,3 @@ class WalkEnv(gym.Env):
         super().close()
 
 
-def _height_fn(terrain):
-    """A fast scalar ground height z(x, y) for the terrain (it runs every step)."""
-    if isinstance(terrain, Flat):
-        level = float(terrain.level)
-        return lambda x, y: level
-    if isinstance(terrain, Slope):
-        gx, gy = (float(v) for v in terrain.grade)
-        ox, oy = terrain.origin
-        return lambda x, y: gx * (x - ox) + gy * (y - oy)
-    return lambda x, y: float(terrain.height(x, y))

@@ -202,3 +202,16 @@ def smooth_gradient(terrain, x, y, span: float = NORMAL_SPAN) -> tuple[np.ndarra
     gx = (terrain.height(x + span, y) - terrain.height(x - span, y)) / (2 * span)
     gy = (terrain.height(x, y + span) - terrain.height(x, y - span)) / (2 * span)
     return gx, gy
+
+
+def scalar_height(terrain):
+    """A fast scalar ground height ``z(x, y) -> float`` for ``terrain`` (control loops call
+    it every step; ``terrain.height`` works on arrays)."""
+    if isinstance(terrain, Flat):
+        level = float(terrain.level)
+        return lambda x, y: level
+    if isinstance(terrain, Slope):
+        gx, gy = (float(v) for v in terrain.grade)
+        ox, oy = terrain.origin
+        return lambda x, y: gx * (x - ox) + gy * (y - oy)
+    return lambda x, y: float(terrain.height(x, y))

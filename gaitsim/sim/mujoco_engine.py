@@ -205,9 +205,19 @@ class MujocoWorld(WorldBase):
         return f"MujocoWorld({self.terrain.describe()}, {state}, t={self.time:.3f} s)"
 
 
+def _rotated(q, v) -> tuple[float, float, float]:
+    """The vector ``v`` rotated by the unit quaternion ``q`` = (w, x, y, z), in floats."""
+    w, x, y, z = q
+    a, b, c = v
+    # t = 2 (q_vec x v); v' = v + w t + q_vec x t
+    tx, ty, tz = 2 * (y * c - z * b), 2 * (z * a - x * c), 2 * (x * b - y * a)
+    return (a + w * tx + y * tz - z * ty, b + w * ty + z * tx - x * tz,
+            c + w * tz + x * ty - y * tx)  # fmt: skip
+
+
 def _bad_states(data) -> int:
     """How often MuJoCo has found this data's state diverged (and reset it)."""
-    return sum(data.warning[w].number for w in BAD_STATE)
+    return int(data.warning.number[BAD_STATE].sum())  # (data.warning[i] per item is slow)
 
 
 def _add_ground(spec, terrain, friction: float) -> None:
@@ -346,7 +356,8 @@ class MujocoRobot(RobotBase):
         self._body_mass = m.body_mass[1:].copy()
         self.mass = float(self._body_mass.sum())
         self.link_names = {int(b): m.body(int(b)).name for b in self._bodies}
-        self._foot_set = {int(f) for f in self._feet}
+        self._foot_list = [int(f) for f in self._feet]
+        self._foot_set = set(self._foot_list)
         self._foot_or_base = {*self._foot_set, self.body_id}
         self._geom_body = m.geom_bodyid.copy()
         self._ff = np.zeros(len(names))  # the held feedforward torques, chain order
@@ -544,13 +555,12 @@ class MujocoRobot(RobotBase):
         n = d.ncon
         if n == 0:
             return set()
-        geoms = d.contact.geom[:n]
-        other = np.where(geoms[:, 0] == self.world.ground_id, geoms[:, 1], geoms[:, 0])
-        return set(self._geom_body[other].tolist())
+        # every contact pairs the ground (geom 0, the model's first) with a robot geom
+        return set(self._geom_body[d.contact.geom[:n].max(axis=1)].tolist())
 
     def foot_contacts(self, ground_id=None) -> np.ndarray:
         touching = self._touching()
-        return np.array([int(f) in touching for f in self._feet], dtype=bool)
+        return np.array([f in touching for f in self._foot_list], dtype=bool)
 
     def body_ground_contact(self, ground_id=None) -> bool:
         return bool(self._touching() - self._foot_set)
@@ -564,27 +574,28 @@ class MujocoRobot(RobotBase):
         m, d = self.model, self.data
         mujoco.mj_kinematics(m, d)
         b = self.body_id
-        rot = d.xmat[b].reshape(3, 3)
         w, x, y, z = d.xquat[b].tolist()
-        lin = d.qvel[:3].tolist() if not self.fixed_base else [0.0, 0.0, 0.0]
-        ang = (rot @ d.qvel[3:6]).tolist() if not self.fixed_base else [0.0, 0.0, 0.0]
-        com = self._body_mass @ d.xipos[1:] / self.mass
+        if self.fixed_base:
+            lin = ang = (0.0, 0.0, 0.0)
+        else:
+            lin = tuple(d.qvel[:3].tolist())
+            ang = _rotated((w, x, y, z), d.qvel[3:6].tolist())  # MuJoCo's is body-local
         touching = self._touching()
-        fq = d.xquat[self._feet]
+        feet = d.xpos[self._feet].tolist()  # lists of 3: the controller reads them by index
         return Sensed(
             tuple(d.xpos[b].tolist()),
             (x, y, z, w),
-            tuple(lin),
-            tuple(ang),
+            lin,
+            ang,
             tuple(d.qpos[self._qsl].tolist()),
             tuple(d.qvel[self._vsl].tolist()),
             tuple((d.actuator_force + self._ff).tolist()),
-            [tuple(f) for f in d.xpos[self._feet].tolist()],
-            tuple(com.tolist()),
-            [int(f) in touching for f in self._feet],
+            feet,
+            tuple((self._body_mass @ d.xipos[1:] / self.mass).tolist()),
+            [f in touching for f in self._foot_list],
             b in touching,
             not touching <= self._foot_or_base,
-            [(qx, qy, qz, qw) for qw, qx, qy, qz in fq.tolist()],
+            [[qx, qy, qz, qw] for qw, qx, qy, qz in d.xquat[self._feet].tolist()],
         )
 
     def tilt_inertia(self) -> float:

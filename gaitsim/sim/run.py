@@ -18,7 +18,7 @@ from ..body import compile_body
 from ..catalog import MAX_RUN_SECONDS, GaitsimError
 from ..geometry import GRAVITY
 from ..path import Arc, Straight, TurnInPlace
-from ..terrain import Flat, Rough
+from ..terrain import Flat, Rough, scalar_height
 from ..validate import turn_radius as natural_turn_radius
 from ..walker import Walker, resolve_entry
 from .controller import ControlConfig, GaitController
@@ -228,6 +228,7 @@ def _walk(ctl: GaitController, kin: Walker, n: int, stop_on_fall: bool, on_step,
     the physics goes non-finite; ``push``: (time, velocity) of a sideways push, given
     before the first control step that starts at or after that time."""
     fell_at = None
+    height = scalar_height(kin.terrain)
     for k in range(n):
         if push is not None and k * ctl.dt >= push[0] - 1e-9:
             ctl.push(push[1])
@@ -238,7 +239,7 @@ def _walk(ctl: GaitController, kin: Walker, n: int, stop_on_fall: bool, on_step,
         if not all(map(math.isfinite, ctl.sensed.position)):
             break  # the physics blew up: nothing after this is worth simulating
         if stop_on_fall:
-            if fell_at is None and _fallen(ctl, kin):
+            if fell_at is None and _fallen(ctl, kin, height):
                 fell_at = k
             if fell_at is not None and (k - fell_at) * ctl.dt >= 1.0:
                 break
@@ -279,7 +280,8 @@ def _summary(ctl: GaitController, kin: Walker, rec: dict) -> dict:
     return summary
 
 
-def _fallen(ctl: GaitController, walker: Walker) -> bool:
+def _fallen(ctl: GaitController, walker: Walker, ground=None) -> bool:
     s = ctl.sensed
-    height = s.position[2] - float(walker.terrain.height(s.position[0], s.position[1]))
+    ground = ground or scalar_height(walker.terrain)
+    height = s.position[2] - ground(s.position[0], s.position[1])
     return bool(fall_reason(s, height, walker.geometry.standing_height))
