@@ -191,12 +191,7 @@ class WalkEnv(gym.Env):
         render_size=RENDER_SIZE,
     ):
         super().__init__()
-        if render_mode == "human" and engine != "pybullet":
-            raise ValueError(
-                "render_mode='human' is PyBullet's window; with engine='mujoco' use "
-                "render_mode='rgb_array' (frames drawn by a PyBullet twin)"
-            )
-        display = self._check_render(render_mode, render_size)
+        display = self._check_render(render_mode, render_size, engine)
         self._set_controller(body, sim_hz, control_hz, distance_source, control_options)
         self._set_walker(walker, walker_options)
         self.task = WalkTask(
@@ -250,11 +245,16 @@ class WalkEnv(gym.Env):
             raise ValueError("push_velocity needs push_at, the time of the push in seconds")
         self._push = None
 
-    def _check_render(self, render_mode, render_size) -> bool:
+    def _check_render(self, render_mode, render_size, engine: str = DEFAULT_ENGINE) -> bool:
         """Check and keep the render mode and size; whether a display is available."""
         if render_mode not in (None, "human", "rgb_array"):
             raise ValueError(
                 f"render_mode must be None, 'human' or 'rgb_array', got {render_mode!r}"
+            )
+        if render_mode == "human" and engine != "pybullet":
+            raise ValueError(
+                "render_mode='human' is PyBullet's window; with engine='mujoco' use "
+                "render_mode='rgb_array' (frames drawn by a PyBullet twin)"
             )
         display = display_available()
         if render_mode == "human" and not display:
