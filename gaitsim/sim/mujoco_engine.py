@@ -379,7 +379,13 @@ class MujocoRobot(RobotBase):
         q0 = d.qpos.copy()
         home, _ = leg_ik(self.geometry.chain, self.geometry.homes)
         d.qpos[self._qadr] = home.ravel()
-        mujoco.mj_forward(m, d)
+        # no contacts: the base still sits at the model's origin, inside any rough ground
+        flags = m.opt.disableflags
+        m.opt.disableflags = flags | int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+        try:
+            mujoco.mj_forward(m, d)
+        finally:
+            m.opt.disableflags = flags
         full = np.zeros((m.nv, m.nv))
         try:
             mujoco.mj_fullM(m, d, full)  # mujoco >= 3.3
