@@ -96,6 +96,7 @@ class MujocoWorld(WorldBase):
                 "--gui, or record a video (gaitsim walk --video FILE.gif) instead"
             )
         self.substeps = SUBSTEPS
+        self._bad = 0  # MuJoCo's count of diverged states so far (each one reset the data)
         self.model = self.data = None
         self.robot = None
         self._compiled_for = None  # the Body the model was compiled with
@@ -140,6 +141,7 @@ class MujocoWorld(WorldBase):
             act.forcerange = [-1.0, 1.0]  # set by every command
         self.model = spec.compile()
         self.data = mujoco.MjData(self.model)
+        self._bad = 0
         self.ground_id = self.model.geom("ground").id
         self._compiled_for = None if fixed_base else body
 
@@ -184,12 +186,13 @@ class MujocoWorld(WorldBase):
         if self.model is not None:
             m, d, k = self.model, self.data, self.substeps
             servo = self.robot._servo if self.robot is not None else None
-            bad = _bad_states(d)
             for _ in range(int(n)):
                 if servo is not None:
                     servo()
                 mujoco.mj_step(m, d, k)
-            if _bad_states(d) > bad:
+            bad = _bad_states(d)
+            if bad > self._bad:
+                self._bad = bad
                 # MuJoCo resets a diverged state to the model's initial pose and goes on;
                 # make the blow-up visible instead (the run ends with verdict non_finite)
                 d.qpos[:] = np.nan
@@ -217,7 +220,8 @@ def _rotated(q, v) -> tuple[float, float, float]:
 
 def _bad_states(data) -> int:
     """How often MuJoCo has found this data's state diverged (and reset it)."""
-    return int(data.warning.number[BAD_STATE].sum())  # (data.warning[i] per item is slow)
+    n = data.warning.number  # one array (data.warning[i] per item is slower)
+    return int(n[BAD_STATE[0]] + n[BAD_STATE[1]] + n[BAD_STATE[2]])
 
 
 def _add_ground(spec, terrain, friction: float) -> None:
@@ -438,8 +442,10 @@ class MujocoRobot(RobotBase):
         """The motors' velocity targets for the current joint positions (each world step)."""
         if self._q is None:
             return
-        d = self.data
-        d.ctrl[:] = self._v + self._rate * (self._q - d.qpos[self._qsl])
+        ctrl = self.data.ctrl
+        np.subtract(self._q, self.data.qpos[self._qsl], out=ctrl)
+        ctrl *= self._rate
+        ctrl += self._v
 
     def command_positions(self, q, kp=None, kd=None, max_force=None, velocities=None) -> None:
         """Hold every joint toward ``q`` (L, 3); gains as PyBullet's (see command_joint_list)."""
