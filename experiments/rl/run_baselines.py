@@ -55,6 +55,8 @@ def plot_curves(out: Path, results: list[dict]) -> list[Path]:
     paths = []
     for walker in WALKERS:
         for terrain in TERRAINS:
+            if not any((r["walker"], r["terrain"]) == (walker, terrain) for r in results):
+                continue  # not in this grid (--walkers / --terrains)
             fig, ax = plt.subplots(figsize=(6.4, 4.0))
             for mode in MODES:
                 runs = [
