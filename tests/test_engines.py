@@ -46,6 +46,24 @@ def test_the_gui_is_pybullets(capsys):
     assert "--gui" in capsys.readouterr().err
 
 
+def test_only_the_mujoco_engine_module_imports_mujoco():
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    importers = set()
+    for path in [*root.glob("gaitsim/**/*.py"), *root.glob("envs/*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            if any(n == "mujoco" or n.startswith("mujoco.") for n in names):
+                importers.add(path.relative_to(root).as_posix())
+    assert importers == {"gaitsim/sim/mujoco_engine.py"}
+
+
 # ---------------------------------------------------------------------------- the world
 
 
