@@ -737,13 +737,13 @@ def _scenario_args(p) -> None:
     _engine_arg(p)
 
 
-def _engine_arg(p, default: str | None = "pybullet", what: str = "") -> None:
+def _engine_arg(p, default: str | None = "pybullet", what: str = " (default pybullet)") -> None:
     p.add_argument(
         "--engine",
         choices=["pybullet", "mujoco"],
         default=default,
-        help="physics engine: pybullet (default) or mujoco (pip install 'gaitsim[mujoco]'); "
-        "the same controller and metrics on either" + what,
+        help="physics engine: pybullet or mujoco (pip install 'gaitsim[mujoco]'); the same "
+        "controller and metrics on either" + what,
     )
 
 
