@@ -32,8 +32,7 @@ def run_cell(cell):
     """One walker (with the given body) on one condition: the figures the tables show."""
     from gaitsim.report import condition_scenario
 
-    walker, body, cond, seconds, *engine = cell
-    engine = engine[0] if engine else "pybullet"
+    walker, body, cond, seconds, engine = cell
     s = condition_scenario(walker, cond, seconds, body=body, engine=engine).simulate().figures
     keep = (
         "verdict",

@@ -119,6 +119,45 @@ class RobotBase:
         """Base z for the mid-stance pose over (x, y): ground + foot radius + hip height."""
         return float(terrain.height(x, y)) + self.geometry.standing_height
 
+    def command_positions(self, q, kp=None, kd=None, max_force=None, velocities=None) -> None:
+        """Hold every joint toward ``q`` (L, 3) with the position motors.
+
+        ``kp`` (default DEFAULT_KP) and ``kd`` (DEFAULT_KD) are PyBullet's dimensionless
+        motor gains (see ``robot``'s module constants; the MuJoCo engine gives them the same
+        meaning); ``max_force`` (N m) defaults to the URDF effort limits times FORCE_SCALE.
+        Each may be a scalar or (L, 3). The arrays' form of ``command_joint_list``.
+        """
+        from .robot import DEFAULT_KD, DEFAULT_KP, FORCE_SCALE
+
+        q = self._shaped(q, "command_positions").ravel()
+        kp = self._shaped(DEFAULT_KP if kp is None else kp, "kp").ravel()
+        kd = self._shaped(DEFAULT_KD if kd is None else kd, "kd").ravel()
+        force = self.effort * FORCE_SCALE if max_force is None else max_force
+        force = self._shaped(force, "max_force").ravel()
+        v = np.zeros_like(q) if velocities is None else self._shaped(velocities, "v").ravel()
+        self.command_joint_list(q.tolist(), v.tolist(), kp.tolist(), force.tolist(), kd.tolist())
+
+    def command_torques(self, tau) -> None:
+        """Hold joint torques ``tau`` (L, 3) on top of the motors (see
+        ``command_torque_list``); release_joints() first for torques alone."""
+        self.command_torque_list(self._shaped(tau, "command_torques").ravel().tolist())
+
+    def tilt_inertia(self) -> float:
+        """The whole robot's smaller moment of inertia (roll or pitch) about its centre of
+        mass, from the link masses as points plus the body box (kg m^2); sizes the body
+        assist's damping."""
+        masses, x = self._mass_points()
+        d = x - masses @ x / self.mass
+        roll = masses @ (d[:, 1] ** 2 + d[:, 2] ** 2)
+        pitch = masses @ (d[:, 0] ** 2 + d[:, 2] ** 2)
+        bx, by, bz = self.geometry.body
+        box = masses[0] * min(by * by + bz * bz, bx * bx + bz * bz) / 12.0
+        return float(min(roll, pitch) + box)
+
+    def _mass_points(self) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+        """Every link's mass (the base first) and its centre of mass now, world (n, 3)."""
+        raise NotImplementedError
+
     def _shaped(self, value, name: str) -> np.ndarray:
         a = np.asarray(value, dtype=float)
         try:

@@ -130,7 +130,7 @@ class MujocoWorld(WorldBase):
             base.pos = [float(v) for v in base_position]
         else:
             base.add_freejoint()
-        _robot_contacts(spec, body, self.friction, self.dt, self.gravity)
+        _robot_contacts(spec, body, self.friction, self.dt / self.substeps)
         for name in body.joint_names:
             act = spec.add_actuator()
             act.name, act.target = name, name
@@ -290,12 +290,12 @@ def pad_solref(pad, mass_share: float, dt: float) -> tuple[float, float]:
     return max(1.0 / omega, MIN_TIMECONST_STEPS * dt), zeta
 
 
-def _robot_contacts(spec, body, friction: float, dt: float, gravity: float) -> None:
+def _robot_contacts(spec, body, friction: float, dt: float) -> None:
     """Robot geoms collide with the ground only; feet win their pairs with the pad's soft
-    contact, the world's friction and a torsional friction of one foot radius."""
+    contact (``dt``: MuJoCo's step), the world's friction and a torsional friction of one
+    foot radius."""
     feet = set(body.foot_links)
-    n = body.n_legs
-    timeconst, zeta = pad_solref(body.pad, body.mass / n, dt / SUBSTEPS)
+    timeconst, zeta = pad_solref(body.pad, body.mass / body.n_legs, dt)
     for link in spec.bodies:
         if link.name == "world":
             continue
@@ -356,10 +356,9 @@ class MujocoRobot(RobotBase):
         self.lower = np.asarray(self.body.lower, float).reshape(-1, 3)
         self.upper = np.asarray(self.body.upper, float).reshape(-1, 3)
         self.max_velocity = np.full((self.n_legs, 3), np.inf)
-        self._bodies = np.arange(1, m.nbody)  # the robot's bodies (all but the world)
-        self._body_mass = m.body_mass[1:].copy()
+        self._body_mass = m.body_mass[1:].copy()  # the robot's bodies: all but the world
         self.mass = float(self._body_mass.sum())
-        self.link_names = {int(b): m.body(int(b)).name for b in self._bodies}
+        self.link_names = {b: m.body(b).name for b in range(1, m.nbody)}
         self._foot_list = [int(f) for f in self._feet]
         self._foot_set = set(self._foot_list)
         self._foot_or_base = {*self._foot_set, self.body_id}
@@ -415,8 +414,9 @@ class MujocoRobot(RobotBase):
         m.actuator_forcerange[:] = 0.0
         self._q = None
 
-    def command_joint_list(self, q, v=None, kp=None, forces=None) -> None:
-        """PyBullet's position motor on every joint (flat lists in chain order).
+    def command_joint_list(self, q, v=None, kp=None, forces=None, kd=None) -> None:
+        """PyBullet's position motor on every joint (flat lists in chain order; defaults:
+        zero velocity, the set gains and force limits).
 
         PyBullet's motor is a velocity constraint: at each physics step, within its force
         limit, it drives ``kd (v - v_now) + kp (q - q_now) / dt`` to zero, i.e. sets the
@@ -430,9 +430,10 @@ class MujocoRobot(RobotBase):
         self._q = np.asarray(q, dtype=float)
         self._v = self._zeros if v is None else np.asarray(v, dtype=float)
         kp = self._kp if kp is None else np.asarray(kp, dtype=float)
-        self._rate = kp / self._kd / self.world.dt
-        m.actuator_gainprm[:, 0] = self._damping * self._kd
-        m.actuator_biasprm[:, 2] = -self._damping * self._kd
+        kd = self._kd if kd is None else np.asarray(kd, dtype=float)
+        self._rate = kp / kd / self.world.dt
+        m.actuator_gainprm[:, 0] = self._damping * kd
+        m.actuator_biasprm[:, 2] = -self._damping * kd
         f = self._forces if forces is None else np.asarray(forces, dtype=float)
         m.actuator_forcerange[:, 0] = -f
         m.actuator_forcerange[:, 1] = f
@@ -447,38 +448,16 @@ class MujocoRobot(RobotBase):
         ctrl *= self._rate
         ctrl += self._v
 
-    def command_positions(self, q, kp=None, kd=None, max_force=None, velocities=None) -> None:
-        """Hold every joint toward ``q`` (L, 3); gains as PyBullet's (see command_joint_list)."""
-        q = self._shaped(q, "command_positions").ravel()
-        kp = self._shaped(DEFAULT_KP if kp is None else kp, "kp").ravel()
-        kd = self._shaped(DEFAULT_KD if kd is None else kd, "kd").ravel()
-        force = self.effort * FORCE_SCALE if max_force is None else max_force
-        force = self._shaped(force, "max_force").ravel()
-        v = None if velocities is None else self._shaped(velocities, "v").ravel()
-        saved = self._kd
-        self._kd = kd
-        try:
-            self.command_joint_list(q, v, kp, force)
-        finally:
-            self._kd = saved
-
     def command_torque_list(self, tau) -> None:
         """Feedforward joint torques (flat, chain order), held until the next call."""
         self._ff = np.asarray(tau, dtype=float)
         self.data.qfrc_applied[self._vsl] = self._ff
-
-    def command_torques(self, tau) -> None:
-        """Apply joint torques ``tau`` (L, 3) (held until the next call)."""
-        self.command_torque_list(self._shaped(tau, "command_torques").ravel())
 
     def apply_base_wrench(self, force, torque) -> None:
         """A world-frame force at the base's origin and a torque on the base, for the next
         physics step only (PyBullet's applyExternalForce / applyExternalTorque)."""
         self.data.xfrc_applied[self.body_id, :3] = force
         self.data.xfrc_applied[self.body_id, 3:] = torque
-
-    def clear_base_wrench(self) -> None:
-        self.data.xfrc_applied[self.body_id] = 0.0
 
     def set_joint_positions(self, q, velocities=None) -> None:
         """Teleport every joint to ``q`` (L, 3) (and ``velocities``, default 0)."""
@@ -549,8 +528,7 @@ class MujocoRobot(RobotBase):
         x, y, z, w = (float(v) for v in orientation)
         d.qpos[:3] = [float(v) for v in position]
         d.qpos[3:7] = [w, x, y, z]
-        d.qvel[:3] = [float(v) for v in linear]
-        d.qvel[3:6] = self._base_rot().T @ np.asarray(angular, dtype=float)
+        self.set_base_velocity(linear, angular)
 
     def foot_positions(self) -> np.ndarray:
         """World foot-sphere centres (L, 3)."""
@@ -610,17 +588,9 @@ class MujocoRobot(RobotBase):
             [[qx, qy, qz, qw] for qw, qx, qy, qz in d.xquat[self._feet].tolist()],
         )
 
-    def tilt_inertia(self) -> float:
-        """The robot's smaller moment of inertia (roll or pitch) about its centre of mass,
-        from the link masses as points plus the body box (as the PyBullet Robot's)."""
+    def _mass_points(self) -> tuple[np.ndarray, np.ndarray]:
         mujoco.mj_kinematics(self.model, self.data)
-        x = self.data.xipos[1:]
-        d = x - self._body_mass @ x / self.mass
-        roll = self._body_mass @ (d[:, 1] ** 2 + d[:, 2] ** 2)
-        pitch = self._body_mass @ (d[:, 0] ** 2 + d[:, 2] ** 2)
-        bx, by, bz = self.geometry.body
-        box = self._body_mass[0] * min(by * by + bz * bz, bx * bx + bz * bz) / 12.0
-        return float(min(roll, pitch) + box)
+        return self._body_mass, self.data.xipos[1:].copy()
 
     # ------------------------------------------------------------------ lifetime
     def remove(self) -> None:

@@ -176,36 +176,6 @@ class Robot(RobotBase):
         for j, qj, vj in zip(self._joints, q, v, strict=True):
             p.resetJointState(self.body_id, j, float(qj), float(vj), physicsClientId=self.client)
 
-    def command_positions(self, q, kp=None, kd=None, max_force=None, velocities=None) -> None:
-        """Hold every joint toward ``q`` (L, 3) with PyBullet's position motors.
-
-        ``kp`` (default DEFAULT_KP) and ``kd`` (DEFAULT_KD) are PyBullet's dimensionless
-        motor gains (see the module constants); ``max_force`` (N m) defaults to the URDF
-        effort limits times FORCE_SCALE. Each may be a scalar or (L, 3).
-        """
-        q = self._shaped(q, "command_positions").ravel()
-        kp = self._shaped(DEFAULT_KP if kp is None else kp, "kp").ravel()
-        kd = self._shaped(DEFAULT_KD if kd is None else kd, "kd").ravel()
-        force = self.effort * FORCE_SCALE if max_force is None else max_force
-        force = self._shaped(force, "max_force").ravel()
-        v = np.zeros_like(q) if velocities is None else self._shaped(velocities, "v").ravel()
-        p.setJointMotorControlArray(
-            self.body_id,
-            self._joints,
-            p.POSITION_CONTROL,
-            targetPositions=q.tolist(),
-            targetVelocities=v.tolist(),
-            positionGains=kp.tolist(),
-            velocityGains=kd.tolist(),
-            forces=force.tolist(),
-            physicsClientId=self.client,
-        )
-
-    def command_torques(self, tau) -> None:
-        """Hold joint torques ``tau`` (L, 3) on top of the motors (see command_torque_list);
-        release_joints() first for torques alone."""
-        self.command_torque_list(self._shaped(tau, "command_torques").ravel().tolist())
-
     # ------------------------------------------------------------------ state
     def joint_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Joint positions, velocities and torques (the motors' plus the held feedforward),
@@ -330,21 +300,13 @@ class Robot(RobotBase):
             [links[f][5] for f in feet],
         )
 
-    def tilt_inertia(self) -> float:
-        """The whole robot's smaller moment of inertia (roll or pitch) about its centre of
-        mass, from the link masses as points (kg m^2); sizes the body assist's damping."""
+    def _mass_points(self) -> tuple[np.ndarray, np.ndarray]:
         cid, body = self.client, self.body_id
         base, _ = p.getBasePositionAndOrientation(body, physicsClientId=cid)
         links = p.getLinkStates(
             body, self._all_links, computeForwardKinematics=1, physicsClientId=cid
         )
-        x = np.array([base, *(s[0] for s in links)])
-        d = x - self._link_mass @ x / self.mass
-        roll = self._link_mass @ (d[:, 1] ** 2 + d[:, 2] ** 2)
-        pitch = self._link_mass @ (d[:, 0] ** 2 + d[:, 2] ** 2)
-        bx, by, bz = self.geometry.body
-        box = self._link_mass[0] * min(by * by + bz * bz, bx * bx + bz * bz) / 12.0
-        return float(min(roll, pitch) + box)
+        return self._link_mass, np.array([base, *(s[0] for s in links)])
 
     def command_torque_list(self, tau) -> None:
         """Feedforward joint torques ``tau`` (flat, chain order) on top of the position
@@ -379,10 +341,11 @@ class Robot(RobotBase):
         v: list[float] | None = None,
         kp: list[float] | None = None,
         forces: list[float] | None = None,
+        kd: list[float] | None = None,
     ) -> None:
-        """Position-command every joint to ``q`` with target velocities ``v`` and position
-        gains ``kp`` (flat lists in chain order; defaults: 0 and the set gains) at the set
-        force limits: the control loop's cheap path."""
+        """Position-command every joint to ``q`` with target velocities ``v``, position
+        gains ``kp``, force limits ``forces`` and velocity gains ``kd`` (flat lists in chain
+        order; defaults: 0 and the set gains and limits): the control loop's cheap path."""
         p.setJointMotorControlArray(
             self.body_id,
             self._joints,
@@ -390,7 +353,7 @@ class Robot(RobotBase):
             targetPositions=q,
             targetVelocities=self._zeros if v is None else v,
             positionGains=self._kp if kp is None else kp,
-            velocityGains=self._kd,
+            velocityGains=self._kd if kd is None else kd,
             forces=self._forces if forces is None else forces,
             physicsClientId=self.client,
         )

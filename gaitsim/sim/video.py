@@ -97,7 +97,7 @@ class VideoRecorder:
         self._view = None  # the PyBullet (world, robot) that draws a MuJoCo run
         if getattr(world, "engine", "pybullet") != "pybullet":
             view_world = World(world.terrain)
-            self._view = (view_world, Robot(view_world, robot.body, fixed_base=False))
+            self._view = (view_world, Robot(view_world, robot.body))
             world = view_world
         self.fps = float(fps)
         self.size = (width, height)
