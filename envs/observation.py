@@ -1,6 +1,6 @@
 """The observation vector of an L-legged walker: layout, bounds and assembly.
 
-Index ranges (L legs, 12 + 9 L values, float32):
+Index ranges (L legs, U upper-body joints, 12 + 9 L + 2 U values, float32):
 
 ==================  ==================  ===============================================
 [0, 3)              gravity_body        unit gravity vector in the body frame
@@ -12,8 +12,15 @@ Index ranges (L legs, 12 + 9 L values, float32):
 [10+6L, 10+7L)      phase_sin           sin(2 pi phase) of each leg's gait cycle
 [10+7L, 10+8L)      phase_cos           cos(2 pi phase)
 [10+8L, 10+9L)      contact             1 where the foot touches the ground, else 0
-[10+9L, 12+9L)      command             commanded speed (m/s), commanded yaw rate (rad/s)
+[10+9L, 10+9L+U)    upper_position      upper-body joint angles, gaitsim.upper order (rad)
+[10+9L+U, 10+9L+2U) upper_velocity      upper-body joint velocities (rad/s)
+[10+9L+2U, +2)      command             commanded speed (m/s), commanded yaw rate (rad/s)
 ==================  ==================  ===============================================
+
+The upper-body blocks exist only for walkers with an upper body (U > 0: fox and hound have
+a head, 3 joints; mechanic a torso, arms and a head, 8); without one (U = 0) the vector is
+the legs' 12 + 9 L values alone. They sit just before the command, so every other block
+keeps its index and the command stays the last two values for every walker.
 
 Bounds are finite; the few values that can exceed them (velocities in a violent fall, the
 height off the edge of the ground) are clipped to them, so every observation lies in the
@@ -35,8 +42,9 @@ HEIGHT_RANGE = (-1.0, 4.0)  # standing heights
 TAU = 2.0 * math.pi
 
 
-def layout(n_legs: int) -> dict[str, slice]:
-    """Name -> slice of every block of the observation vector."""
+def layout(n_legs: int, n_upper: int = 0) -> dict[str, slice]:
+    """Name -> slice of every block of the observation vector (``n_upper`` upper-body
+    joints: the upper_position and upper_velocity blocks, left out when 0)."""
     sizes = [
         ("gravity_body", 3),
         ("linear_velocity", 3),
@@ -47,8 +55,10 @@ def layout(n_legs: int) -> dict[str, slice]:
         ("phase_sin", n_legs),
         ("phase_cos", n_legs),
         ("contact", n_legs),
-        ("command", 2),
     ]
+    if n_upper:
+        sizes += [("upper_position", n_upper), ("upper_velocity", n_upper)]
+    sizes.append(("command", 2))
     out, k = {}, 0
     for name, n in sizes:
         out[name] = slice(k, k + n)
@@ -57,11 +67,16 @@ def layout(n_legs: int) -> dict[str, slice]:
 
 
 class Observer:
-    """Builds observations of one walker; ``space`` is the observation space."""
+    """Builds observations of one walker; ``space`` is the observation space.
+    ``upper_limits``: the upper body's joint (lower, upper) limits, each (U,); None or
+    empty for a walker without one."""
 
-    def __init__(self, n_legs, joint_lower, joint_upper, standing_height, speed_max, yaw_max):
+    def __init__(self, n_legs, joint_lower, joint_upper, standing_height, speed_max, yaw_max,
+                 upper_limits=None):  # fmt: skip
         self.n_legs = n_legs
-        self.slices = layout(n_legs)
+        ulo, uhi = upper_limits if upper_limits is not None else ((), ())
+        self.n_upper = len(ulo)
+        self.slices = layout(n_legs, self.n_upper)
         n = self.slices["command"].stop
         low = np.empty(n, np.float64)
         high = np.empty(n, np.float64)
@@ -85,14 +100,20 @@ class Observer:
         put("contact", 0.0, 1.0)
         low[self.slices["command"]] = (0.0, -yaw_max)
         high[self.slices["command"]] = (speed_max, yaw_max)
+        if self.n_upper:
+            put("upper_position", np.ravel(ulo) - JOINT_MARGIN, np.ravel(uhi) + JOINT_MARGIN)
+            put("upper_velocity", -JOINT_VELOCITY_MAX, JOINT_VELOCITY_MAX)
         self.low = low.astype(np.float32)
         self.high = high.astype(np.float32)
         self.space = spaces.Box(self.low, self.high, dtype=np.float32)
 
-    def build(self, sensed, height, phases, contacts, speed, yaw_rate) -> np.ndarray:
+    def build(self, sensed, height, phases, contacts, speed, yaw_rate,
+              upper=None) -> np.ndarray:  # fmt: skip
         """The observation from one Sensed reading and the task's quantities.
 
-        ``phases``: each leg's position in its gait cycle, in [0, 1).
+        ``phases``: each leg's position in its gait cycle, in [0, 1); ``upper``: the upper
+        body's joint (positions, velocities), each (U,) (``Robot.upper_state()``), for a
+        walker with one.
         """
         x, y, z, w = sensed.quaternion
         # body-to-world rotation R from the unit quaternion; body-frame vectors are R^T v
@@ -119,6 +140,9 @@ class Observer:
         out += map(math.sin, angles)
         out += map(math.cos, angles)
         out += map(float, contacts)  # True -> 1.0
+        if self.n_upper:
+            out += map(float, upper[0])
+            out += map(float, upper[1])
         out += (speed, yaw_rate)
         obs = np.array(out, dtype=np.float32)
         np.maximum(obs, self.low, out=obs)  # np.clip's answer, without its Python wrapper

@@ -80,6 +80,7 @@ class WalkTask:
                 raise ValueError(f"yaw_rate_deg: must be finite, got {yaw_rate_deg!r}")
             self.yaw_rate_deg = y
         self.clip_speed = entry.gait.clip_speed
+        self.cadence_max = 1.0  # the largest step-rate factor of a lean (the env sets it)
 
     @property
     def weights(self) -> rewards.RewardWeights:
@@ -99,9 +100,12 @@ class WalkTask:
             out["yaw_rate_deg"] = draw(self.yaw_rate_deg, rng)
         return out
 
-    def command(self, params: dict) -> Command:
+    def command(self, params: dict, cadence: float = 1.0) -> Command:
+        """The episode's command; ``cadence``: the upright lean's step-rate factor on this
+        episode's slope (``gaitsim.walker.lean_cadence``), which speeds the walk up as it
+        does in ``simulate``."""
         scale = params["speed_scale"]
-        speed = self.clip_speed * scale
+        speed = self.clip_speed * scale * cadence
         path = self.path if self.path is not None else self._path(speed, params)
         return Command(scale, speed, path, _constant_curvature(path))
 
@@ -111,7 +115,7 @@ class WalkTask:
         return make_path(self.entry, speed, turn_radius=params.get("turn"))
 
     def speed_max(self) -> float:
-        return self.clip_speed * extremes(self.speed_scale)[1]
+        return self.clip_speed * extremes(self.speed_scale)[1] * self.cadence_max
 
     def start_max(self) -> float:
         """The longest gait distance (m) an episode can start at: start_phase of a cycle."""

@@ -15,7 +15,13 @@ import gymnasium as gym
 import numpy as np
 
 from gaitsim.body import compile_body
-from gaitsim.scenario import Scenario
+from gaitsim.scenario import (
+    UPPER_DEFAULTS,
+    Scenario,
+    check_upper_modes,
+    split_upper_options,
+    upper_walker_options,
+)
 from gaitsim.sim.controller import (
     BODY_MODES,
     ControlConfig,
@@ -28,14 +34,15 @@ from gaitsim.sim.metrics import ContactTally, support_margin, tilt_cos
 from gaitsim.sim.robot import Robot
 from gaitsim.sim.run import physics_walker_options
 from gaitsim.sim.world import DisplayError, display_available
-from gaitsim.terrain import scalar_height
-from gaitsim.walker import Walker
+from gaitsim.terrain import Slope, scalar_height
+from gaitsim.walker import Walker, lean_cadence
 
 from . import rewards
 from .actions import ActionMap
 from .arena import Arena, GroundSpec
+from .figures import UpperTally
 from .observation import Observer, layout
-from .params import check_param, draw
+from .params import check_param, draw, extremes
 from .task import WalkTask
 
 DEFAULT_EPISODE_STEPS = 1000  # the registered TimeLimit (gaitsim.ENV_EPISODE_STEPS)
@@ -99,15 +106,26 @@ class WalkEnv(gym.Env):
       ``engine``: "pybullet" (default) or "mujoco" (``pip install 'gaitsim[mujoco]'``: the
       same controller, observation and rewards on MuJoCo; render_mode "human" is PyBullet's);
       ``control_options``: further ControlConfig fields; ``walker_options``: Walker keywords.
+    - The upper body (walkers with a catalog ``upper_body``: the built-in mechanic has a
+      torso, arms and a head, fox and hound a head; a walker without the part ignores its
+      setting): ``arms`` "swing" (default; against the legs), "held" or "anti" (with the
+      legs); ``twist`` (default True): the hips and shoulders twist against each other;
+      ``gaze`` "stabilised" (default; the head cancels the body's bob and looks along the
+      path ahead) or "fixed". ``lean`` (default False): on a slope the body leans from
+      upright and steps faster downhill (the Walker's ``lean="upright"``; the command's
+      speed includes that faster step). Each may also come in ``walker_options`` (not
+      both, with different values); they are fixed per env, not reset options.
     - ``reward_weights``: a rewards.RewardWeights (or a dict of overrides).
     - ``action_mode``: "prior" | "residual" | "modulate" | "joint" (see envs/actions.py),
       with ``residual_scale`` (rad), ``modulate_residual`` and ``max_yaw_rate_deg``.
-    - ``run_metrics``: report the support margin in ``info`` (about 50 us a step).
+    - ``run_metrics``: report the support margin and the yaw-balance and upper-body
+      figures in ``info`` (about 0.1 ms a step; False for the fastest steps).
     - ``render_mode``: None, "rgb_array" (headless, PyBullet's tiny renderer, a camera
       following the body; ``render_size`` pixels) or "human" (a PyBullet GUI; raises
       DisplayError at construction where no display exists).
 
-    **Observation** (float32, 12 + 9 L values for L legs; the fox has 48):
+    **Observation** (float32, 12 + 9 L + 2 U values for L legs and U upper-body joints;
+    the horn beetle has 66, the fox 54: 48 and a head's 6):
 
     ==================  ===============================================================
     [0, 3)              gravity in the body frame (unit vector)
@@ -119,7 +137,9 @@ class WalkEnv(gym.Env):
     [10+6L, 10+7L)      sin(2 pi phase) per leg, phase = the leg's place in its gait cycle
     [10+7L, 10+8L)      cos(2 pi phase) per leg
     [10+8L, 10+9L)      foot contact flags (0 or 1)
-    [10+9L, 12+9L)      command: speed (m/s), yaw rate (rad/s) of the commanded path
+    [10+9L, +U)         upper-body joint positions (rad; gaitsim.upper order), U > 0 only
+    [10+9L+U, +U)       upper-body joint velocities (rad/s), U > 0 only
+    [10+9L+2U, +2)      command: speed (m/s), yaw rate (rad/s) of the commanded path
     ==================  ===============================================================
 
     ``observation_layout`` gives these as slices. **Actions**: Box float32 in [-1, 1];
@@ -141,7 +161,12 @@ class WalkEnv(gym.Env):
     left out with ``run_metrics=False``), ``tilt_deg`` (largest), ``duty_by_leg`` (each
     leg's contact share), ``touchdowns_per_stance`` (contact onsets per planned stance, 1.0
     is clean; 0 before the first) and ``contact_timing_error`` (share of leg-steps whose
-    contact disagrees with the plan); and now: ``contacts`` (L bools),
+    contact disagrees with the plan); the yaw-balance and upper-body figures of the run
+    (``envs/figures.py``: yaw_moment_rms_nm, hip_twist_deg, base_bob_mm; with a torso
+    shoulder_twist_deg, shoulder_hip_ratio; with a head head_bob_mm, head_pitch_deg_rms,
+    gaze_lead_s; each only while it has a value: from the second gait cycle's end on,
+    updated once a cycle and on a fall; none with ``run_metrics=False``); and now:
+    ``contacts`` (L bools),
     ``commanded_speed``, ``commanded_yaw_rate``, ``fall``, ``t`` (s). ``reset`` adds ``params``:
     the episode's drawn parameters. ``reset(options={...})`` overrides drawn parameters
     (``speed_scale``, ``start_phase``, ``turn``, ``yaw_rate_deg``, ``slope_deg``,
@@ -181,6 +206,10 @@ class WalkEnv(gym.Env):
         push_velocity=0.0,
         control_options: dict | None = None,
         walker_options: dict | None = None,
+        arms: str = "swing",
+        twist: bool = True,
+        gaze: str = "stabilised",
+        lean: bool = False,
         reward_weights=None,
         action_mode: str = "prior",
         residual_scale: float = 0.25,
@@ -193,7 +222,8 @@ class WalkEnv(gym.Env):
         super().__init__()
         display = self._check_render(render_mode, render_size, engine)
         self._set_controller(body, sim_hz, control_hz, distance_source, control_options)
-        self._set_walker(walker, walker_options)
+        self._set_walker(walker, walker_options,
+                         {"arms": arms, "twist": twist, "gaze": gaze, "lean": lean})  # fmt: skip
         self.task = WalkTask(
             self.entry,
             speed_scale=speed_scale,
@@ -202,21 +232,15 @@ class WalkEnv(gym.Env):
             yaw_rate_deg=yaw_rate_deg,
             weights=reward_weights,
         )
-        spec = GroundSpec.from_kwargs(
-            terrain,
-            slope_deg,
-            uphill_heading_deg,
-            roughness,
-            roughness_wavelength,
-            terrain_seed,
-            terrain_cell,
-            friction,
-        )
+        spec = GroundSpec.from_kwargs(terrain, slope_deg, uphill_heading_deg, roughness,
+                                      roughness_wavelength, terrain_seed, terrain_cell,
+                                      friction)  # fmt: skip
         self.arena = Arena(
             spec, sim_hz=sim_hz, solver_iterations=solver_iterations,
             gui=render_mode == "human", engine=engine,
         )  # fmt: skip
         self._set_push(push_at, push_velocity)
+        self.task.cadence_max = self._cadence_max()
         self._set_spaces(action_mode, residual_scale, modulate_residual, max_yaw_rate_deg)
         self.run_metrics = bool(run_metrics)
         if not (isinstance(cover_steps, int) and cover_steps > 0):
@@ -232,6 +256,7 @@ class WalkEnv(gym.Env):
         self.command = None
         self.scenario: Scenario | None = None  # the current episode's (after reset)
         self._video = None
+        self._figures: UpperTally | None = None
 
     def _set_push(self, push_at, push_velocity) -> None:
         """A sideways push ``push_velocity`` m/s (or a range drawn per episode) at
@@ -281,9 +306,10 @@ class WalkEnv(gym.Env):
             **dict(control_options or {}),
         )
 
-    def _set_walker(self, walker, walker_options) -> None:
-        """The walker's entry, gait and body figures; its Walker options, checked now (not
-        at the first reset)."""
+    def _set_walker(self, walker, walker_options, modes: dict) -> None:
+        """The walker's entry, gait and body figures; its Walker options and upper-body
+        modes (``modes``: the arms, twist, gaze and lean keywords), checked now (not at the
+        first reset)."""
         self.body = compile_body(walker)
         self.entry = self.body.entry
         self.gait = self.entry.gait
@@ -293,8 +319,36 @@ class WalkEnv(gym.Env):
         self.mass = geo.total_mass
         self._reach = float(np.max(np.abs(geo.homes[:, :2]))) + REACH_MARGIN
         self._phase0 = [leg.phase for leg in self.gait.legs]
-        self.walker_options = physics_walker_options(walker_options)
+        rest, given = split_upper_options(dict(walker_options or {}))
+        for key, value in given.items():  # walker_options may hold them too: not both
+            if modes[key] != UPPER_DEFAULTS[key] and modes[key] != value:
+                raise ValueError(
+                    f"{key} given twice: {key}={modes[key]!r} and walker_options {key}="
+                    f"{value!r}; give it once"
+                )
+            modes[key] = value
+        check_upper_modes(**modes)
+        if modes["lean"] and "lean" in rest:
+            raise ValueError(f"lean=True is the upright lean; drop walker_options lean="
+                             f"{rest['lean']!r}")  # fmt: skip
+        self.modes = modes
+        self.walker_options = physics_walker_options({**rest, **upper_walker_options(**modes)})
         Walker(self.entry, **self.walker_options)
+
+    def _cadence(self, params: dict) -> float:
+        """The upright lean's step-rate factor on this episode's ground (1 without it)."""
+        if not self.modes["lean"] or self.arena.spec.kind != "slope":
+            return 1.0
+        slope = Slope.from_degrees(params["slope_deg"], params["uphill_heading_deg"])
+        return lean_cadence(slope, "upright")
+
+    def _cadence_max(self) -> float:
+        """The largest step-rate factor any episode can draw (the steepest slope taken
+        straight downhill): the command's bound."""
+        if not self.modes["lean"] or self.arena.spec.kind != "slope":
+            return 1.0
+        steepest = max(abs(v) for v in extremes(self.arena.spec.slope_deg))
+        return lean_cadence(Slope.from_degrees(-steepest), "upright")
 
     def _set_spaces(self, action_mode, residual_scale, modulate_residual, max_yaw_rate_deg):
         """The action map and the action and observation spaces (after the task: the
@@ -311,7 +365,13 @@ class WalkEnv(gym.Env):
         lo, hi = self.body.lower, self.body.upper
         yaw_max = max(1.0, 1.5 * (self.task.yaw_rate_max() + self.actions.max_yaw_rate))
         self.observer = Observer(
-            self.n_legs, lo, hi, self.standing_height, 1.5 * self.task.speed_max(), yaw_max
+            self.n_legs,
+            lo,
+            hi,
+            self.standing_height,
+            1.5 * self.task.speed_max(),
+            yaw_max,
+            upper_limits=(self.body.upper_lower, self.body.upper_upper),
         )
         self.observation_space = self.observer.space
 
@@ -319,7 +379,7 @@ class WalkEnv(gym.Env):
     @property
     def observation_layout(self) -> dict[str, slice]:
         """Name -> slice of each block of the observation vector."""
-        return layout(self.n_legs)
+        return layout(self.n_legs, self.observer.n_upper)
 
     @property
     def world(self):
@@ -341,7 +401,7 @@ class WalkEnv(gym.Env):
             params["push_velocity"] = draw(self.push_velocity, rng)
         if options:
             params.update(self._overrides(options, params))
-        cmd = self.task.command(params)
+        cmd = self.task.command(params, self._cadence(params))
         if options:
             self._check_command(cmd)
         if self.arena.spec.kind == "rough":
@@ -361,9 +421,13 @@ class WalkEnv(gym.Env):
         kin = Walker(self.entry, terrain, cmd.path, cmd.speed_scale, **self.walker_options)
         start = params["start_phase"] * kin.cycle
         ctl = GaitController(
-            world, self.robot, kin, self.config, record=False, start=start, table=self._table(kin)
-        )
+            world, self.robot, kin, self.config, record=False, start=start,
+            table=self._table(kin), track_momentum=self.run_metrics,
+        )  # fmt: skip
         self.controller = ctl
+        self._figures = None
+        if self.run_metrics:  # the yaw moment needs the robot's angular momentum read
+            self._figures = self._upper_tally(kin, ctl)
         self.command = cmd
         self.scenario = scenario
         self._height = scalar_height(terrain)
@@ -384,10 +448,22 @@ class WalkEnv(gym.Env):
         info["params"] = dict(params)
         return obs, info
 
+    def _upper_tally(self, kin: Walker, ctl: GaitController) -> UpperTally:
+        """The episode's yaw-balance and upper-body figures (``envs/figures.py``)."""
+        ug = self.body.upper_body
+        return UpperTally(
+            mass=self.mass, cycle_steps=kin.cycle / kin.nominal_speed / ctl.dt,
+            torso=ug is not None and ug.torso is not None,
+            head=ug is not None and ug.head is not None,
+            kinematic=self.config.body == "kinematic",
+        )  # fmt: skip
+
     def _scenario(self, params: dict) -> Scenario:
         """This episode's Scenario: the env's keywords with the drawn ``params`` (its length:
         the ``cover_steps`` its rough ground is laid for)."""
         options = dict(self.walker_options)
+        swing = options.pop("swing", "sine")
+        options, _ = split_upper_options(options)  # the modes are the Scenario's fields
         return Scenario.from_env_kwargs(
             self.entry,
             params,
@@ -401,7 +477,8 @@ class WalkEnv(gym.Env):
             engine=self.arena.engine,
             push_at=self.push_at,
             push_velocity=params.get("push_velocity", 0.0),
-            swing=options.pop("swing", "sine"),
+            swing=swing,
+            **self.modes,
             walker_options=options,
         )
 
@@ -490,6 +567,9 @@ class WalkEnv(gym.Env):
             if margin < self._margin and margin != -math.inf:  # as summarize(): some foot down
                 self._margin = margin
         self._tally.add(contacts, ctl.stance)
+        if self._figures is not None:  # the reference heading as the controller records it
+            self._figures.add(ctl.t, ctl.reference_heading, sensed)
+            self._figures.update(final=bool(fall))
         self._sensed = sensed
         self._prev_action = a
         self._fall = fall
@@ -506,7 +586,8 @@ class WalkEnv(gym.Env):
         phases = [(x + p) % 1.0 for p in self._phase0]
         cmd = self.command
         yaw = cmd.yaw_rate(ctl.s_ref)
-        obs = self.observer.build(sensed, height, phases, sensed.contacts, cmd.speed, yaw)
+        upper = self.robot.upper_state() if self.observer.n_upper else None
+        obs = self.observer.build(sensed, height, phases, sensed.contacts, cmd.speed, yaw, upper)
         c = tilt_cos(sensed.quaternion)  # the smallest of these is the largest tilt
         if c < self._tilt_cos:
             self._tilt_cos = c
@@ -526,6 +607,8 @@ class WalkEnv(gym.Env):
         }
         if self.run_metrics:
             info["support_margin_m"] = self._margin if self._margin < math.inf else -math.inf
+        if self._figures is not None:
+            info.update(self._figures.values)
         info.update(self._tally.figures())
         return obs, info
 
@@ -556,5 +639,3 @@ class WalkEnv(gym.Env):
         self._tables.clear()
         self.arena.close()
         super().close()
-
-

@@ -19,7 +19,16 @@ import numpy as np
 
 from .catalog import Entry, Gait
 from .geometry import Geometry, foot_pad, geometry
-from .urdf import cached_urdf, effort_limits, foot_link_names, joint_limits, joint_names
+from .upper import UpperGeometry, upper_geometry
+from .urdf import (
+    cached_urdf,
+    effort_limits,
+    foot_link_names,
+    joint_limits,
+    joint_names,
+    upper_joint_names,
+    upper_limits,
+)
 from .walker import resolve_entry
 
 
@@ -36,6 +45,11 @@ class Body:
     effort: np.ndarray = field(repr=False)  # (legs,) torque limit of each joint of a leg
     pad: tuple[float, float]  # foot contact stiffness (N/m) and damping (N s/m)
     urdf_path: Path
+    upper_body: UpperGeometry | None = None  # the torso, arms and head (gaitsim.upper), if any
+    upper_joint_names: tuple[str, ...] = ()  # their joints, gaitsim.upper order
+    upper_lower: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+    upper_upper: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+    upper_effort: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
 
     @property
     def gait(self) -> Gait:
@@ -66,6 +80,9 @@ def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:
     lower, upper = joint_limits(gait)
     effort = np.array(effort_limits(gait), dtype=float)
     effort.setflags(write=False)
+    ulo, uhi, ueff = upper_limits(gait)
+    for a in (ulo, uhi, ueff):
+        a.setflags(write=False)
     return Body(
         entry=entry,
         geometry=geo,
@@ -76,4 +93,9 @@ def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:
         effort=effort,
         pad=foot_pad(geo),
         urdf_path=cached_urdf(entry, cache_dir=cache_dir),
+        upper_body=upper_geometry(gait),
+        upper_joint_names=tuple(upper_joint_names(gait)),
+        upper_lower=ulo,
+        upper_upper=uhi,
+        upper_effort=ueff,
     )

@@ -35,10 +35,47 @@ GAIT_EXTRA_KEYS = {
     "bob": "amplitude of the body's vertical bob over a step (m)",
     "mass": "total mass of the walker (kg)",
     "body": "body box size [length, width, height] in the REP-103 frame (m)",
+    "upper_body": "optional torso, arms and head (see UPPER_BODY_FIELDS); defaults from the legs",
 }
 SEGMENT_EXTRA_KEYS = {
     "hip": "hip mount point in the Gaitkit body frame (x left, y up, z forward), metres",
 }
+
+# The optional ``upper_body`` block: each part is an object whose keys are all optional
+# (a missing key takes the default that ``gaitsim.upper`` derives from the legs). Kind:
+# "length" (m), "mass" (kg), "share" (a number >= 0), "deg" (degrees), "hz", "s",
+# "point" ([x, y, z] metres in the Gaitkit frame, left side for the arms).
+UPPER_BODY_FIELDS: dict[str, dict[str, tuple[str, str]]] = {
+    "torso": {
+        "height": ("length", "height of the chest box above the body (m)"),
+        "mass": ("mass", "mass of the chest (kg), taken out of the body's"),
+        "twist_deg": ("deg", "hip twist amplitude (deg) at the reference step rate"),
+        "twist_ref_hz": ("hz", "the step rate at which the hips twist by twist_deg (Hz)"),
+        "shoulder_ratio": ("share", "the shoulders turn this many times the hips' twist, "
+                           "the other way"),
+    },
+    "arms": {
+        "upper": ("length", "upper arm length (m)"),
+        "lower": ("length", "forearm length (m)"),
+        "mass": ("mass", "mass of one arm (kg), taken out of the body's"),
+        "shoulder": ("point", "the left shoulder in the Gaitkit body frame (m); the right "
+                     "one is its mirror"),
+        "swing_gain": ("share", "shoulder swing amplitude as a share of the stride angle"),
+        "elbow_deg": ("deg", "elbow bend scale (deg), times (elbow_offset + leg ratio)"),
+        "elbow_offset": ("share", "added to the legs' lower / (upper + lower) for the bend"),
+    },
+    "head": {
+        "neck": ("length", "neck length (m)"),
+        "neck_deg": ("deg", "the neck's neutral lean forward of vertical (deg)"),
+        "radius": ("length", "head sphere radius (m)"),
+        "mass": ("mass", "mass of the head and neck (kg), taken out of the body's"),
+        "mount": ("point", "the neck's base in the Gaitkit body frame (m)"),
+        "gaze_gain": ("share", "share of the body's vertical bob the head cancels"),
+        "preview_s": ("s", "the gaze turns along the path this many seconds ahead"),
+    },
+}
+UPPER_BODY_LIMITS = {"deg": (-90.0, 90.0), "hz": (0.05, 20.0), "s": (0.0, 5.0),
+                     "share": (0.0, 5.0)}  # fmt: skip
 
 _GAIT_FIELDS = ("stride", "duty", "lift", "clip_speed", "segments")
 _SEGMENT_FIELDS = ("name", "side", "phase", "knee", "upper", "lower", "home")
@@ -124,6 +161,22 @@ class Leg:
 
 
 @dataclass(frozen=True)
+class UpperBodySpec:
+    """The catalog's ``upper_body`` block as given (validated; vectors in REP-103): each
+    part is None when absent, else a tuple of (key, value) pairs in the file's order (a
+    part given as ``{}`` has every default). ``gaitsim.upper`` resolves the defaults."""
+
+    torso: tuple[tuple[str, Any], ...] | None = None
+    arms: tuple[tuple[str, Any], ...] | None = None
+    head: tuple[tuple[str, Any], ...] | None = None
+
+    def part(self, name: str) -> dict[str, Any] | None:
+        """One part's given keys as a dict, or None when the part is absent."""
+        value = getattr(self, name)
+        return None if value is None else dict(value)
+
+
+@dataclass(frozen=True)
 class Gait:
     """A walk cycle as data: stride, duty factor, lift, clip speed and the legs."""
 
@@ -137,6 +190,7 @@ class Gait:
     bob: float | None = None
     mass: float | None = None
     body: tuple[float, float, float] | None = None
+    upper_body: UpperBodySpec | None = None
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), hash=False)
 
     @property
@@ -386,8 +440,66 @@ def parse_gait(obj: Any, where: str = "gait") -> Gait:
         for i, c in enumerate(b):
             _within(float(c), f"{where}.body[{i}]", MIN_LENGTH, MAX_LENGTH, "m", "length")
         opt["body"] = tuple(float(c) for c in b)
+    if "upper_body" in obj:
+        opt["upper_body"] = _parse_upper_body(obj["upper_body"], f"{where}.upper_body")
     extra = {k: v for k, v in obj.items() if k not in _GAIT_FIELDS and k not in GAIT_EXTRA_KEYS}
     return Gait(stride, duty, lift, clip_speed, legs, extra=_freeze(extra), **opt)
+
+
+def _parse_upper_value(obj: Mapping[str, Any], key: str, kind: str, where: str) -> Any:
+    """One value of an upper-body part, checked by its kind (UPPER_BODY_FIELDS)."""
+    place = f"{where}.{key}"
+    if kind == "point":
+        return _vector(obj, key, where)
+    if kind in ("length", "mass"):
+        v = _positive(obj, key, where, "a positive number")
+        lo, hi, unit = (MIN_LENGTH, MAX_LENGTH, "m") if kind == "length" else (
+            MIN_MASS, MAX_MASS, "kg")  # fmt: skip
+        return _within(v, place, lo, hi, unit, kind)
+    lo, hi = UPPER_BODY_LIMITS[kind]
+    v = _number(obj, key, where, f"a number in [{lo:g}, {hi:g}]")
+    unit = {"deg": "deg", "hz": "Hz", "s": "s", "share": "(a share)"}[kind]
+    return _within(v, place, lo, hi, unit, {"share": "gain"}.get(kind, "angle" if
+                   kind == "deg" else "rate" if kind == "hz" else "time"))  # fmt: skip
+
+
+def _parse_upper_body(obj: Any, where: str) -> UpperBodySpec:
+    """The ``upper_body`` block: parts torso, arms, head, each an object of optional keys."""
+    if not isinstance(obj, Mapping):
+        raise _fail(where, "must be an object with any of torso, arms, head "
+                    f"(each an object, {{}} for every default), got {obj!r}")  # fmt: skip
+    parts: dict[str, Any] = {}
+    for name, value in obj.items():
+        fields = UPPER_BODY_FIELDS.get(name)
+        if fields is None:
+            raise _fail(f"{where}.{name}", "unknown part; use torso, arms or head")
+        place = f"{where}.{name}"
+        if not isinstance(value, Mapping):
+            raise _fail(place, f"must be an object ({{}} for every default), got {value!r}")
+        items = []
+        for key in value:
+            if key not in fields:
+                raise _fail(f"{place}.{key}",
+                            f"unknown key; {name} takes {', '.join(fields)}")  # fmt: skip
+            items.append((key, _parse_upper_value(value, key, fields[key][0], place)))
+        parts[name] = tuple(items)
+    arms = dict(parts.get("arms", ()))
+    if "shoulder" in arms and arms["shoulder"][1] <= 0:
+        raise _fail(f"{where}.arms.shoulder", "is the left shoulder: its Gaitkit x must be > 0")
+    return UpperBodySpec(**parts)
+
+
+def upper_body_to_dict(spec: UpperBodySpec) -> dict[str, Any]:
+    """The ``upper_body`` block back in the catalog's form (Gaitkit frame, plain numbers)."""
+    out: dict[str, Any] = {}
+    for name, fields in UPPER_BODY_FIELDS.items():
+        part = spec.part(name)
+        if part is None:
+            continue
+        out[name] = {
+            k: (_vec_out(v) if fields[k][0] == "point" else _num(v)) for k, v in part.items()
+        }
+    return out
 
 
 def _parse_entry(name: str, obj: Any) -> Entry:
@@ -682,6 +794,8 @@ def gait_to_dict(gait: Gait) -> dict[str, Any]:
             out[key] = _num(v)
     if gait.body is not None:
         out["body"] = [_num(c) for c in gait.body]
+    if gait.upper_body is not None:
+        out["upper_body"] = upper_body_to_dict(gait.upper_body)
     out.update(gait.extra)
     out["segments"] = [leg_to_dict(leg) for leg in gait.legs]
     return out

@@ -34,9 +34,11 @@ from .scenario import (
     DEFAULT_ROUGHNESS_M,
     DEFAULT_SIM_HZ,
     DEFAULT_SLOPE_DEG,
+    TWIST_WORDS,
     Scenario,
     TerrainSpec,
 )
+from .upper import ARM_MODES, GAZE_MODES
 
 
 class UsageError(GaitsimError):
@@ -332,6 +334,7 @@ def _walk_table(s) -> str:
         rows.append(["push", f"{s.push_velocity_m_s:+.2f} m/s sideways at {s.push_at_s:g} s"])
     if s.assist_mean_force_per_weight is not None:  # a run with the body assist
         rows.append(["assist force / weight", _fmt(s.assist_mean_force_per_weight, ".3f")])
+    rows += _upper_rows(s)
     duty = s.duty_by_leg or []
     rows.append(["measured duty by leg", " ".join(_fmt(d, ".2f") for d in duty)])
     rows.append(["catalog duty", _fmt(s.catalog_duty, ".2f")])
@@ -341,6 +344,37 @@ def _walk_table(s) -> str:
     rows.append(["fell", f"YES after {_fmt(s.time_to_fall_s, '.2f')} s" if fell else "no"])
     rows.append(["verdict", f"{s.verdict}: {s.verdict_reason}"])
     return _table(rows, ["metric", "value"])
+
+
+def _upper_rows(s) -> list[list[str]]:
+    """The yaw-balance and upper-body rows of the walk table (a part's rows only for
+    walkers that have it; a summary from before these figures: none)."""
+    rows = []
+    if s.yaw_moment_rms_nm is not None:
+        rows.append(["yaw moment rms N m", _fmt(s.yaw_moment_rms_nm, ".3f")])
+    if s.yaw_moment_com_rms_nm is not None:
+        rows.append(["yaw moment about the COM rms N m", _fmt(s.yaw_moment_com_rms_nm, ".3f")])
+    if s.hip_twist_deg is not None:
+        rows.append(["hip twist deg", _fmt(s.hip_twist_deg, ".2f")])
+    if s.shoulder_twist_deg is not None:
+        rows.append(["shoulder twist deg / ratio to hips",
+                     f"{_fmt(s.shoulder_twist_deg, '.2f')} / "
+                     f"{_fmt(s.shoulder_hip_ratio, '.2f')}"])  # fmt: skip
+    if s.base_bob_mm is not None:
+        bob = _fmt(s.base_bob_mm, ".1f")
+        if s.head_bob_mm is not None:
+            bob += f" / {_fmt(s.head_bob_mm, '.1f')}"
+        rows.append(["body / head bob mm" if s.head_bob_mm is not None else "body bob mm", bob])
+    if s.head_pitch_deg_rms is not None:
+        rows.append(["head pitch deg rms", _fmt(s.head_pitch_deg_rms, ".2f")])
+    if s.gaze_lead_s is not None:
+        rows.append(["gaze lead s", _fmt(s.gaze_lead_s, ".2f")])
+    if s.arms is not None:
+        twist = "on" if s.twist else "off"
+        rows.append(["upper body", f"arms {s.arms}, twist {twist}, gaze {s.gaze}"])
+    if s.lean:
+        rows.append(["lean", str(s.lean)])
+    return rows
 
 
 def cmd_walk(args) -> int:
@@ -700,6 +734,7 @@ def _scenario_args(p) -> None:
         "--seconds", type=float, default=20.0, metavar="T", help="simulated seconds (default 20)"
     )
     _body_args(p)
+    _upper_args(p)
     p.add_argument(
         "--control-hz",
         type=float,
@@ -820,6 +855,46 @@ def _body_args(p) -> None:
         choices=["command", "odometry"],
         default="command",
         help="what drives the gait: the commanded speed (default) or the body's measured progress",
+    )
+
+
+def _upper_args(p) -> None:
+    """--arms, --twist, --gaze and --lean: the upper body's modes and the slope lean."""
+    g = p.add_argument_group(
+        "upper body",
+        "how a walker's torso, arms and head move, for walkers whose catalog entry has an "
+        "upper_body block (built in: mechanic has a torso, arms and a head; fox and hound a "
+        "head). A walker without the part ignores its option: --arms needs arms, --twist a "
+        "torso, --gaze a head; --lean applies to every walker",
+    )
+    g.add_argument(
+        "--arms",
+        choices=ARM_MODES,
+        default="swing",
+        help="swing (default): each arm swings against its own side's legs; held: the arms "
+        "hold still, elbows half bent; anti: each arm swings with its own side's legs",
+    )
+    g.add_argument(
+        "--twist",
+        choices=tuple(TWIST_WORDS),
+        default="on",
+        help="on (default): the hips twist with the stride and the chest (shoulders) "
+        "turns the other way at the waist; off: no twist",
+    )
+    g.add_argument(
+        "--gaze",
+        choices=GAZE_MODES,
+        default="stabilised",
+        help="stabilised (default): the neck cancels most of the body's bob, keeps the "
+        "head level and turns it along the path ahead; fixed: the neck holds still",
+    )
+    g.add_argument(
+        "--lean",
+        action="store_true",
+        help="on a slope, lean the body from upright (forward by half a downhill slope, "
+        "back by a quarter of an uphill one) and step faster the further it leans "
+        "forward (the second seed's lean); default: no lean. On flat ground it changes "
+        "nothing",
     )
 
 

@@ -47,10 +47,17 @@ def _phases(rng: np.random.Generator, pairs: int, duty: float) -> list[tuple[flo
 
 
 def random_walker(
-    seed: int, *, legs: int | None = None, knee: str | None = None, duty: float | None = None
+    seed: int,
+    *,
+    legs: int | None = None,
+    knee: str | None = None,
+    duty: float | None = None,
+    upper: bool = False,
 ) -> dict:
     """One plausible walker as a catalog object ``{name: {"gait": {...}}}`` (Gaitkit frame:
-    x left, y up, z forward). ``legs``, ``knee`` and ``duty`` pin those draws."""
+    x left, y up, z forward). ``legs``, ``knee`` and ``duty`` pin those draws; ``upper``
+    adds an upper body (``random_upper_body``, drawn after everything else, so the legs
+    are the same walker's)."""
     rng = np.random.default_rng(seed)
     n = int(legs) if legs is not None else int(rng.choice(LEG_COUNTS))
     if n < 2 or n % 2:
@@ -105,7 +112,25 @@ def random_walker(
         "clip_speed": round(speed, 5),
         "segments": segments,
     }
+    if upper:
+        gait["upper_body"] = random_upper_body(rng, n, length)
     return {f"generated_{seed}": {"gait": gait}}
+
+
+def random_upper_body(rng: np.random.Generator, legs: int, length: float) -> dict:
+    """An ``upper_body`` block a user might write: two legs get a torso and arms (each
+    sometimes with an explicit key), every walker a head; the rest of each part defaults."""
+    out: dict = {"head": {}}
+    if rng.random() < 0.5:
+        out["head"]["neck_deg"] = round(float(rng.uniform(10.0, 60.0)), 1)
+    if legs == 2:
+        out["torso"] = {}
+        out["arms"] = {}
+        if rng.random() < 0.5:
+            out["torso"]["twist_deg"] = round(float(rng.uniform(3.0, 10.0)), 1)
+        if rng.random() < 0.5:
+            out["arms"]["upper"] = round(length * float(rng.uniform(0.2, 0.45)), 5)
+    return out
 
 
 def random_entry(seed: int, **kw) -> Entry:

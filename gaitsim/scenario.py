@@ -2,7 +2,8 @@
 
 The walker (its catalog entry), the ground (a TerrainSpec), the path (a turn radius or a
 yaw rate), the body mode (``auto`` resolved), the speed scale, the friction, the swing
-profile, the length, the episode seed and the engine's rates. It is built in one place
+profile, the upper body's modes (arms, waist twist, gaze) and the slope lean, the length,
+the episode seed and the engine's rates. It is built in one place
 from each way of asking for a run:
 
 - ``Scenario.from_cli(args, entry)``: ``gaitsim walk``'s flags;
@@ -22,7 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .catalog import Entry, GaitsimError
+from .gait import SWING_PROFILES
 from .terrain import Flat, Rough, Slope
+from .upper import ARM_MODES, GAZE_MODES
 
 TERRAIN_KINDS = ("flat", "slope", "rough")
 BODY_CHOICES = ("auto", "free", "assist", "kinematic")
@@ -30,11 +33,70 @@ DEFAULT_SLOPE_DEG = 10.0  # --terrain slope without --slope-deg
 DEFAULT_ROUGHNESS_M = 0.02  # --terrain rough without --roughness
 ROUGH_FLAT_RADIUS = 0.3  # m of level ground around the start of rough ground
 DEFAULT_SIM_HZ = 240.0  # physics rate; the control rate must divide it
+# the upper body's modes and the slope lean (gaitsim.upper, gaitsim.walker) and the words a
+# sweep or a flag may give for the two switches
+TWIST_WORDS = {"on": True, "off": False}
+LEAN_WORDS = {"off": False, "upright": True}
+UPPER_DEFAULTS = {"arms": "swing", "twist": True, "gaze": "stabilised", "lean": False}
 
 
 class ScenarioError(GaitsimError, ValueError):
     """Settings that make no run (a flag for another terrain, a slope past 80 degrees...);
     the message names the setting and the fix."""
+
+
+def check_upper_modes(arms: str, twist: bool, gaze: str, lean: bool) -> None:
+    """The upper body's modes and the lean, or a ScenarioError naming the setting and its
+    choices (a walker without the part ignores its mode, but a bad value is still an error)."""
+    if arms not in ARM_MODES:
+        raise ScenarioError(f"arms must be one of {', '.join(ARM_MODES)}, got {arms!r}")
+    if gaze not in GAZE_MODES:
+        raise ScenarioError(f"gaze must be one of {', '.join(GAZE_MODES)}, got {gaze!r}")
+    if not isinstance(twist, bool):
+        raise ScenarioError(f"twist must be True or False, got {twist!r}")
+    if not isinstance(lean, bool):
+        raise ScenarioError(f"lean must be True (the upright lean) or False, got {lean!r}")
+
+
+def switch(name: str, value) -> bool:
+    """``twist`` or ``lean`` as a bool: true/false, or its words (twist: on/off; lean:
+    upright/off); anything else is a ScenarioError naming the setting and the choices."""
+    words = TWIST_WORDS if name == "twist" else LEAN_WORDS
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value in words:
+        return words[value]
+    choices = ", ".join([*words, "true", "false"])
+    raise ScenarioError(f"{name} must be one of {choices}, got {value!r}")
+
+
+def upper_walker_options(arms: str, twist: bool, gaze: str, lean: bool) -> dict:
+    """The Walker keywords of the modes that differ from the defaults (``lean`` True is the
+    Walker's ``lean="upright"``): a run with the default modes passes none of them."""
+    out = {}
+    if arms != UPPER_DEFAULTS["arms"]:
+        out["arms"] = arms
+    if not twist:
+        out["twist"] = False
+    if gaze != UPPER_DEFAULTS["gaze"]:
+        out["gaze"] = gaze
+    if lean:
+        out["lean"] = "upright"
+    return out
+
+
+def split_upper_options(options: dict) -> tuple[dict, dict]:
+    """Walker keywords split into (the other keywords, Scenario fields): arms, twist and
+    gaze always move to the fields, ``lean`` only when it is the upright lean (off: dropped;
+    the ground lean stays a Walker keyword). Values are checked by the Scenario."""
+    rest, fields = dict(options), {}
+    for key in ("arms", "twist", "gaze"):
+        if key in rest:
+            value = rest.pop(key)
+            fields[key] = switch(key, value) if key == "twist" else value
+    if "lean" in rest and rest["lean"] in ("upright", False, None, "off"):
+        fields["lean"] = rest.pop("lean") == "upright"
+    return rest, fields
 
 
 @dataclass(frozen=True)
@@ -172,8 +234,14 @@ class Scenario:
     ``turn_radius`` (signed m; 0 turns in place) or ``yaw_rate`` (rad/s) sets the path
     (neither: straight). ``body`` is free, assist or kinematic (``auto`` is resolved by the
     constructors). ``seed`` draws the episode's start point in the gait cycle and its
-    friction spread (None: start at 0 with ``friction``). ``walker_options``: further Walker
-    keywords (the swing profile is ``swing``)."""
+    friction spread (None: start at 0 with ``friction``). The upper body (walkers with a
+    catalog ``upper_body``; a walker without the part ignores its mode): ``arms`` swing
+    (against the legs), held or anti (with the legs), ``twist`` (the hips and shoulders
+    twist against each other), ``gaze`` stabilised (the head cancels the body's bob and
+    looks along the path ahead) or fixed; ``lean``: on a slope the body leans from upright
+    as the second seed's does, with its faster step downhill (the Walker's ``lean=
+    "upright"``). ``walker_options``: further Walker keywords (the swing profile is
+    ``swing``, the modes above are their fields: giving them here is an error)."""
 
     entry: Entry
     terrain: TerrainSpec = TerrainSpec()
@@ -184,6 +252,10 @@ class Scenario:
     speed_scale: float = 1.0
     friction: float = 1.0
     swing: str = "sine"
+    arms: str = "swing"
+    twist: bool = True
+    gaze: str = "stabilised"
+    lean: bool = False
     seconds: float = 20.0
     seed: int | None = None
     control_hz: float = 60.0
@@ -200,6 +272,19 @@ class Scenario:
             raise ScenarioError(
                 f"body must be one of {', '.join(BODY_CHOICES[1:])} (auto resolved), "
                 f"got {self.body!r}"
+            )
+        if self.swing not in SWING_PROFILES:
+            raise ScenarioError(
+                f"swing must be one of {', '.join(SWING_PROFILES)}, got {self.swing!r}"
+            )
+        check_upper_modes(self.arms, self.twist, self.gaze, self.lean)
+        given = [k for k in ("arms", "twist", "gaze") if k in self.walker_options]
+        if self.lean and "lean" in self.walker_options:
+            given.append("lean")
+        if given:
+            raise ScenarioError(
+                f"walker_options {', '.join(given)}: set the Scenario's field(s) of that "
+                "name instead (gaitsim.scenario.split_upper_options splits them out)"
             )
 
     # ------------------------------------------------------------------ constructors
@@ -243,6 +328,10 @@ class Scenario:
             speed_scale=args.speed_scale,
             friction=args.friction,
             swing=args.swing,
+            arms=getattr(args, "arms", "swing"),
+            twist=switch("twist", getattr(args, "twist", "on")),
+            gaze=getattr(args, "gaze", "stabilised"),
+            lean=bool(getattr(args, "lean", False)),
             seconds=args.seconds,
             seed=args.episode_seed,
             control_hz=args.control_hz,
@@ -273,6 +362,10 @@ class Scenario:
         elif p == "push_velocity":
             kw["push_velocity"] = float(v)
             kw.setdefault("push_at", DEFAULT_PUSH_AT_S)
+        elif p in ("arms", "gaze"):
+            kw[p] = v
+        elif p in ("twist", "lean"):
+            kw[p] = switch(p, v)
         return cls.make(entry, **kw)
 
     @classmethod
@@ -293,8 +386,8 @@ class Scenario:
         roughness, friction) in place of their ranges. The env's rough ground is a 1 m
         grid of ``terrain_cell`` cells flattened around the start, which the arena lays
         over every path the task can command. ``settings``: body, distance_source,
-        control_hz, sim_hz, solver_iterations, engine, push_at, push_velocity,
-        walker_options. A path the env was given
+        control_hz, sim_hz, solver_iterations, engine, push_at, push_velocity, swing,
+        arms, twist, gaze, lean, walker_options. A path the env was given
         as an object (a Schedule) is the task's: it is not part of the scenario."""
         from .walker import resolve_entry
 
@@ -341,7 +434,11 @@ class Scenario:
             "friction": self.friction,
             "solver_iterations": self.solver_iterations,
             "stop_on_fall": self.stop_on_fall,
-            "walker_options": {**self.walker_options, "swing": self.swing},
+            "walker_options": {
+                **self.walker_options,
+                "swing": self.swing,
+                **upper_walker_options(self.arms, self.twist, self.gaze, self.lean),
+            },
             "seed": self.seed,
             "engine": self.engine,
             "push_at": self.push_at,
@@ -369,18 +466,23 @@ _BASE_FIELDS = {
     "stop_on_fall": bool,
     "body": str,
     "distance_source": str,
+    "arms": str,
+    "gaze": str,
+    "twist": lambda v: switch("twist", v),
+    "lean": lambda v: switch("lean", v),
 }
 
 
 def base_settings(base: dict) -> dict:
     """A sweep's [base] table as ``Scenario.make`` keywords; a key no Scenario field holds
-    is a ScenarioError (not silently dropped)."""
+    is a ScenarioError (not silently dropped). The upper body's modes and the lean may be
+    [base] keys or walker_options keys; a [base] key wins (as swing always did)."""
     base = dict(base)
-    options = dict(base.pop("walker_options", {}))
+    options, modes = split_upper_options(base.pop("walker_options", {}))
     swing = base.pop("swing", None)
     # a [base] swing wins over a walker_options swing, as it always did
     options_swing = options.pop("swing", None)
-    kw: dict[str, Any] = {"swing": swing or options_swing or "sine"}
+    kw: dict[str, Any] = {"swing": swing or options_swing or "sine", **modes}
     if options:
         kw["walker_options"] = options
     for key, value in base.items():

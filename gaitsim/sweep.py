@@ -12,6 +12,13 @@ A sweep is data: a TOML file (the built-in ones live in ``gaitsim/data/sweeps``)
     [base]                             # fixed simulate() settings (optional)
     body = "auto"                      # assist for bipeds and duty < 0.5, else free
     swing = "sine"                     # or "clearance" (the swing arc)
+    arms = "swing"                     # or "held", "anti" (walkers with arms)
+    twist = "on"                       # or "off" (or true / false; walkers with a torso)
+    gaze = "stabilised"                # or "fixed" (walkers with a head)
+    lean = "off"                       # or "upright" (or false / true): the slope lean
+
+The upper body's modes and the lean can be swept too (``parameter = "arms"``, values
+``["swing", "held", "anti"]``...); a walker without the part runs its cells unchanged.
 
 Running one writes ``cells/<cell>.json`` atomically as each cell finishes, so a rerun
 skips finished cells and a worker that dies loses only the cell it was running (which is
@@ -64,6 +71,8 @@ from .catalog import (
     read_regular_file,
     write_error,
 )
+from .scenario import LEAN_WORDS, TWIST_WORDS
+from .upper import ARM_MODES, GAZE_MODES
 
 PARAMETERS = {
     "speed_scale": "stride scale (x clip speed)",
@@ -73,6 +82,18 @@ PARAMETERS = {
     "friction": "foot-ground friction coefficient",
     "push_velocity": "sideways push in m/s (positive to the walker's left) at [base] push_at "
     "(default 5 s)",
+    "arms": "the arms' mode: 'swing', 'held' or 'anti' (walkers with arms)",
+    "twist": "the waist twist: 'on' or 'off' (true / false; walkers with a torso)",
+    "gaze": "the head's mode: 'stabilised' or 'fixed' (walkers with a head)",
+    "lean": "the slope lean: 'off' or 'upright' (false / true)",
+}
+# the choices of each mode (sweep values and [base] keys); twist and lean also take
+# true / false, and a swept one is written with its word (on / off, upright / off)
+MODE_CHOICES = {
+    "arms": ARM_MODES,
+    "twist": tuple(TWIST_WORDS),
+    "gaze": GAZE_MODES,
+    "lean": tuple(LEAN_WORDS),
 }
 METRICS = (
     "distance_m",
@@ -90,6 +111,17 @@ METRICS = (
     "duty_error_max",
     "swing_scuff_share",
     "heading_error_deg",
+    # yaw balance and the upper body (gaitsim.sim.upper_metrics; empty: the walker lacks
+    # the part, or the path does not turn for gaze_lead_s)
+    "yaw_moment_rms_nm",
+    "yaw_moment_com_rms_nm",
+    "hip_twist_deg",
+    "shoulder_twist_deg",
+    "shoulder_hip_ratio",
+    "head_bob_mm",
+    "head_pitch_deg_rms",
+    "base_bob_mm",
+    "gaze_lead_s",
     "verdict",
 )
 MAX_ATTEMPTS = 3
@@ -114,6 +146,7 @@ CONFIG_KEYS = {
     "body": ("auto", "free", "assist", "kinematic"),
     "distance_source": ("command", "odometry"),
     "swing": ("sine", "clearance"),
+    **MODE_CHOICES,
 }
 # simulate() arguments a [base] table may not set, and why
 RESERVED_BASE_KEYS = {
@@ -133,6 +166,7 @@ PARAMETER_SETS = {
     "roughness": ("terrain",),
     "friction": ("friction",),
     "push_velocity": ("push_velocity",),
+    **{mode: (mode,) for mode in MODE_CHOICES},  # a mode sets its own Walker keyword
 }
 
 
@@ -229,14 +263,35 @@ def _same_value(v) -> tuple:
     return ("str", v) if isinstance(v, str) else ("num", float(v))
 
 
+def _choice(key: str, v, choices) -> bool:
+    """Whether ``v`` is one of ``choices`` (type and all: 1 is not true), or for twist and
+    lean a bool."""
+    if key in ("twist", "lean") and isinstance(v, bool):
+        return True
+    return isinstance(v, str) and v in choices
+
+
+def _mode_word(key: str, v):
+    """A twist or lean value as its word (true: on / upright); others as given."""
+    if key in ("twist", "lean") and isinstance(v, bool):
+        words = TWIST_WORDS if key == "twist" else LEAN_WORDS
+        return next(w for w, b in words.items() if b is v)
+    return v
+
+
 def _check_base(base: dict, parameter: str, label: str) -> None:
     """[base] keys: controller keys, or simulate() arguments (checked against its signature)."""
     others = [k for k in base if k not in CONFIG_KEYS]
     for key, choices in CONFIG_KEYS.items():
-        if key in base and base[key] not in choices:
+        if key in base and not _choice(key, base[key], choices):
+            also = " (or true / false)" if key in ("twist", "lean") else ""
             raise SweepError(
-                f"{label}: [base] {key} must be one of {', '.join(map(repr, choices))}, "
-                f"got {base[key]!r}"
+                f"{label}: [base] {key} must be one of {', '.join(map(repr, choices))}"
+                f"{also}, got {base[key]!r}"
+            )
+        if key in base and key == parameter:
+            raise SweepError(
+                f"{label}: [base] {key} is set by the swept parameter {parameter!r}; drop it"
             )
     if not others:
         return
@@ -273,8 +328,49 @@ def _check_base(base: dict, parameter: str, label: str) -> None:
             _check_engine_value(v, label)
         if key == "stop_on_fall" and not isinstance(v, bool):
             raise SweepError(f"{label}: [base] stop_on_fall must be true or false, got {v!r}")
-        if key == "walker_options" and not isinstance(v, dict):
-            raise SweepError(f"{label}: [base] walker_options must be a table, got {v!r}")
+        if key == "walker_options":
+            _check_walker_options(v, parameter, label, base.get("lean"))
+
+
+WALKER_LEANS = ("off", "ground", "upright")  # gaitsim.walker.lean_mode's words (or a bool)
+
+
+def _check_walker_options(options, parameter: str, label: str, lean=None) -> None:
+    """[base] walker_options: a table; the modes in it valid, none the swept one, and no
+    lean there when [base] has the upright ``lean``."""
+    if not isinstance(options, dict):
+        raise SweepError(f"{label}: [base] walker_options must be a table, got {options!r}")
+    for key in ("arms", "twist", "gaze"):
+        if key not in options:
+            continue
+        if key == parameter:
+            raise SweepError(
+                f"{label}: [base] walker_options {key} is set by the swept parameter "
+                f"{parameter!r}; drop it"
+            )
+        choices = MODE_CHOICES[key]
+        if not _choice(key, options[key], choices):
+            raise SweepError(
+                f"{label}: [base] walker_options {key} must be one of "
+                f"{', '.join(map(repr, choices))}, got {options[key]!r}"
+            )
+    if "lean" not in options:
+        return
+    if parameter == "lean":
+        raise SweepError(
+            f"{label}: [base] walker_options lean is set by the swept parameter 'lean'; drop it"
+        )
+    v = options["lean"]
+    if not (isinstance(v, bool) or (isinstance(v, str) and v in WALKER_LEANS)):
+        raise SweepError(
+            f"{label}: [base] walker_options lean must be one of off, ground, upright "
+            f"(or true / false), got {v!r}"
+        )
+    if lean in (True, "upright") and v not in (False, "off", "upright"):
+        raise SweepError(
+            f"{label}: [base] lean (upright) and walker_options lean ({v!r}) are two "
+            "leans; give one"
+        )
 
 
 def _check_engine_value(v, label: str) -> None:
@@ -349,15 +445,17 @@ def _parse_values(data: dict, parameter: str, label: str) -> list:
     if not values:
         raise SweepError(f"{label}: 'values' is empty; list at least one value")
     seen: dict[tuple, Any] = {}
-    for v in values:
-        _check_value(parameter, v, label)
+    words = []  # a twist or lean value written as its word (true: on / upright)
+    for given in values:
+        v = _mode_word(parameter, given) if _check_value(parameter, given, label) else given
+        words.append(v)
         if _same_value(v) in seen:
             raise SweepError(
-                f"{label}: 'values' lists {v!r} twice (also as {seen[_same_value(v)]!r}); "
+                f"{label}: 'values' lists {given!r} twice (also as {seen[_same_value(v)]!r}); "
                 "list each value once (use 'seeds' for repeats)"
             )
-        seen[_same_value(v)] = v
-    return values
+        seen[_same_value(v)] = given
+    return words
 
 
 def _parse_walkers(data: dict, cat: Catalog, label: str) -> list[str]:
@@ -414,12 +512,22 @@ def _parse_settings(data: dict, parameter: str, label: str) -> tuple[int, Any, s
     return seeds, seconds, description, base
 
 
-def _check_value(parameter: str, v, label: str) -> None:
+def _check_value(parameter: str, v, label: str) -> bool:
+    """Check one swept value (a SweepError naming it); whether it is a mode's value."""
+    if parameter in MODE_CHOICES:
+        choices = MODE_CHOICES[parameter]
+        if not _choice(parameter, v, choices):
+            also = " (or true / false)" if parameter in ("twist", "lean") else ""
+            raise SweepError(
+                f"{label}: {parameter} values must be one of {', '.join(map(repr, choices))}"
+                f"{also}, got {v!r}"
+            )
+        return True
     if parameter == "turn":
         if v in ("straight", "in_place") or (
             isinstance(v, (int, float)) and not isinstance(v, bool) and v != 0
         ):
-            return
+            return False
         raise SweepError(f"{label}: turn values are 'straight', 'in_place' or a radius, got {v!r}")
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
         raise SweepError(f"{label}: {parameter} values must be finite numbers, got {v!r}")
@@ -429,6 +537,7 @@ def _check_value(parameter: str, v, label: str) -> None:
         raise SweepError(f"{label}: roughness values must be >= 0 metres, got {v!r}")
     if parameter == "slope_deg" and abs(v) >= 80:
         raise SweepError(f"{label}: slope_deg values must be within +/-80, got {v!r}")
+    return False
 
 
 def cells(sweep: Sweep, seeds: int | None = None) -> list[Cell]:

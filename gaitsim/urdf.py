@@ -21,7 +21,8 @@ a box body, cylinder bones, sphere feet; masses and sizes come from
 
 Joint limits (one rule for every walker): the joint angles of ``Walker(entry).pose_at``
 over one gait cycle (LIMIT_SAMPLES distances) at speed scales LIMIT_SPEED_SCALES, on flat
-ground straight, on a LIMIT_SLOPE_DEG slope walked up and down (with and without the lean),
+ground straight, on a LIMIT_SLOPE_DEG slope walked up and down (without a lean, with the lean
+from the ground's normal and, for two legs, from upright),
 on a seeded rough terrain of amplitude ROUGH_AMPLITUDE_FRACTION * hip height, and along
 arcs of LIMIT_ARC_RADIUS turning left and right; per joint the min and max widened by
 LIMIT_MARGIN rad, rounded outward to LIMIT_ROUND rad (so the committed files do not depend
@@ -60,6 +61,7 @@ from .geometry import GRAVITY, geometry
 from .ik import KNEE_UP
 from .path import Arc
 from .terrain import Rough, Slope
+from .upper import NECK_YAW_MAX, UpperGeometry, step_rate, upper_geometry
 from .walker import Walker
 
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
@@ -118,10 +120,30 @@ def foot_link_names(gait: Gait | Entry) -> list[str]:
     return [f"{leg.name}_foot" for leg in gait.legs]
 
 
+def upper_link_names(gait: Gait) -> list[str]:
+    """The upper body's links (none without an ``upper_body`` block)."""
+    ug = upper_geometry(gait)
+    if ug is None:
+        return []
+    names = ["chest"] if ug.torso is not None else []
+    if ug.arms is not None:
+        names += [f"arm_{s}_{part}" for s in ("left", "right") for part in ("upper", "fore")]
+    if ug.head is not None:
+        names += ["neck_base", "neck", "head"]
+    return names
+
+
+def upper_joint_names(gait: Gait | Entry) -> list[str]:
+    """The upper body's revolute joints in ``gaitsim.upper`` order (none without one)."""
+    gait = gait.gait if isinstance(gait, Entry) else gait
+    ug = upper_geometry(gait)
+    return [] if ug is None else list(ug.joint_names)
+
+
 def _link_names(gait: Gait) -> list[str]:
     return [BASE_LINK] + [
         f"{leg.name}_{part}" for leg in gait.legs for part in ("hip", "thigh", "shin", "foot")
-    ]
+    ] + upper_link_names(gait)
 
 
 def check_names(entry: Entry) -> None:
@@ -140,6 +162,7 @@ def check_names(entry: Entry) -> None:
         check(leg.name, f"{where}.segments[{i}].name")
     names = _link_names(entry.gait)
     joints = joint_names(entry.gait) + [f"{leg.name}_foot_fixed" for leg in entry.gait.legs]
+    joints += upper_joint_names(entry.gait)
     for kind, seq in (("link", names), ("joint", joints)):
         seen: set[str] = set()
         for n in seq:
@@ -182,7 +205,9 @@ def _limit_walkers(entry: Entry):
         yield Walker(entry, path=Arc(LIMIT_ARC_RADIUS), speed_scale=s), s == top
         yield Walker(entry, path=Arc(-LIMIT_ARC_RADIUS), speed_scale=s), s == top
         for slope in (up, down):
-            for lean in (False, True):
+            # the upright lean (the second seed's, a biped's) only for two legs: a long
+            # body held level on a steep slope would widen a quadruped's knees past straight
+            for lean in (False, "ground") + (("upright",) if entry.gait.n_legs <= 2 else ()):
                 yield Walker(entry, slope, speed_scale=s, lean=lean), False
         yield Walker(entry, rough, speed_scale=s), False
 
@@ -223,6 +248,54 @@ def velocity_limit(gait: Gait | Entry) -> float:
     """The joint velocity limit of every joint (rad/s); see the module docstring."""
     gait = gait.gait if isinstance(gait, Entry) else gait
     return _limits(gait)[2]
+
+
+UPPER_NECK_PITCH = (-2.0, 2.0)  # rad: the neck leans back / forward at most this far
+UPPER_HEAD_PITCH = (-2.0, 2.0)  # rad: the head pitches down / up at most this far
+
+
+def upper_limits(gait: Gait | Entry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Lower and upper limits (rad) and effort limits (N m) of the upper-body joints, each
+    ``(n,)`` in ``upper_joint_names`` order. The waist and shoulders: the rules' largest
+    angle at the top speed scale plus LIMIT_MARGIN; the elbows: 0 to the largest bend plus
+    the margin; the neck and head: the fixed ranges above. Effort: EFFORT_SAFETY times the
+    weight of everything beyond the joint at the length of what it turns (at least a
+    tenth of the legs' mean reach)."""
+    gait = gait.gait if isinstance(gait, Entry) else gait
+    ug = upper_geometry(gait)
+    if ug is None:
+        return np.zeros(0), np.zeros(0), np.zeros(0)
+    lo, hi, eff = [], [], []
+    top = max(LIMIT_SPEED_SCALES)
+    floor = 0.1 * float(np.mean(geometry(gait).chain.reach))
+    m_arms = 2 * ug.arms.mass if ug.arms is not None else 0.0
+    m_head = ug.head.mass if ug.head is not None else 0.0
+    if ug.torso is not None:
+        t = ug.torso
+        amp = (1 + t.shoulder_ratio) * math.radians(t.twist_deg) * step_rate(gait) / t.twist_ref_hz
+        lo.append(-amp - LIMIT_MARGIN)
+        hi.append(amp + LIMIT_MARGIN)
+        eff.append(_effort(t.mass + m_arms + m_head, max(t.box[1], t.height), floor))
+    if ug.arms is not None:
+        a = ug.arms
+        swing = a.swing_gain * math.atan2(gait.stride * top / 2, geometry(gait).hip_height)
+        bend = math.radians(a.elbow_deg) * (a.elbow_offset + ug.leg_ratio)
+        for _ in range(2):
+            lo += [-swing - LIMIT_MARGIN, -LIMIT_MARGIN]
+            hi += [swing + LIMIT_MARGIN, bend + LIMIT_MARGIN]
+            eff += [_effort(a.mass, a.upper + a.lower, floor), _effort(a.mass / 2, a.lower, floor)]
+    if ug.head is not None:
+        h = ug.head
+        lo += [-NECK_YAW_MAX, UPPER_NECK_PITCH[0], UPPER_HEAD_PITCH[0]]
+        hi += [NECK_YAW_MAX, UPPER_NECK_PITCH[1], UPPER_HEAD_PITCH[1]]
+        eff += [_effort(h.mass, h.neck + h.radius, floor)] * 2 + [_effort(h.mass, h.radius, floor)]
+    lo = np.clip(np.floor(np.array(lo) / LIMIT_ROUND) * LIMIT_ROUND, -math.pi, math.pi)
+    hi = np.clip(np.ceil(np.array(hi) / LIMIT_ROUND) * LIMIT_ROUND, -math.pi, math.pi)
+    return lo, hi, np.array(eff)
+
+
+def _effort(mass: float, length: float, floor: float) -> float:
+    return _ceil_sig(EFFORT_SAFETY * GRAVITY * mass * max(length, floor))
 
 
 def _ceil_sig(x: float, digits: int = 3) -> float:
@@ -339,10 +412,14 @@ def build(entry: Entry) -> str:
     lo, hi = joint_limits(gait)
     vel = velocity_limit(gait)
     effort = effort_limits(gait)
-    out = _header(entry.name) + _base_link(geo)
+    ug = upper_geometry(gait)
+    out = _header(entry.name) + _base_link(geo, ug)
     for i, leg in enumerate(gait.legs):
         limits = [(lo[i, k], hi[i, k], effort[i], vel) for k in range(3)]
         out += _leg(geo, i, leg, limits)
+    if ug is not None:
+        ulo, uhi, ueff = upper_limits(gait)
+        out += _upper(ug, [(a, b, e, vel) for a, b, e in zip(ulo, uhi, ueff, strict=True)])
     out.append("</robot>")
     return "\n".join(out) + "\n"
 
@@ -361,11 +438,12 @@ def _header(robot: str) -> list[str]:
     return out
 
 
-def _base_link(geo) -> list[str]:
-    """The body box; the hip links' tiny masses come out of the body, so the total is
-    geometry's total."""
+def _base_link(geo, ug: UpperGeometry | None = None) -> list[str]:
+    """The body box; the hip links' tiny masses (and the upper body's) come out of the
+    body, so the total is geometry's total."""
     bx, by, bz = geo.body
-    mb = geo.body_mass - HIP_MASS_FRACTION * float(geo.leg_masses[:, 0].sum())
+    body = geo.body_mass if ug is None else ug.body_mass
+    mb = body - HIP_MASS_FRACTION * float(geo.leg_masses[:, 0].sum())
     box_inertia = (
         mb * (by * by + bz * bz) / 12.0,
         mb * (bx * bx + bz * bz) / 12.0,
@@ -446,6 +524,71 @@ def _leg_links(geo, i: int, n: str, up: bool, bone) -> list[str]:
         f'<sphere radius="{_f(r_foot)}"/>',
         material="gaitsim_foot",
     )
+    return out
+
+
+def _upper(ug: UpperGeometry, limits: list) -> list[str]:
+    """The upper body's links and joints (``gaitsim.upper``'s chain); ``limits`` holds
+    (lower, upper, effort, velocity) per joint in ``joint_names`` order."""
+    out: list[str] = []
+    lim = iter(limits)
+    parent, origin = BASE_LINK, np.zeros(3)
+    if ug.torso is not None:
+        t = ug.torso
+        bx, by, h = t.box
+        m = t.mass
+        box = (m * (by * by + h * h) / 12, m * (bx * bx + h * h) / 12, m * (bx * bx + by * by) / 12)
+        out += _link("chest", _inertial(m, box, (0, 0, h / 2)), f'<box size="{_v(bx, by, h)}"/>',
+                     (0, 0, h / 2), material="gaitsim_body")  # fmt: skip
+        out += _joint("waist_yaw", "revolute", BASE_LINK, "chest", t.waist, axis=(0, 0, 1),
+                      limit=next(lim))  # fmt: skip
+        parent, origin = "chest", np.array(t.waist)
+    if ug.arms is not None:
+        for side, sign in (("left", 1.0), ("right", -1.0)):
+            out += _arm(ug.arms, side, sign, parent, origin, lim)
+    if ug.head is not None:
+        out += _neck_and_head(ug.head, parent, origin, lim)
+    return out
+
+
+def _bone(name: str, mass: float, r: float, length: float, direction: float) -> list[str]:
+    """A cylinder link of ``length`` from its origin along ``direction`` (+1 up, -1 down)."""
+    c = (0.0, 0.0, direction * length / 2)
+    return _link(name, _inertial(mass, _cylinder_inertia(mass, r, length, False), c),
+                 f'<cylinder radius="{_f(r)}" length="{_f(length)}"/>', c,
+                 material="gaitsim_leg")  # fmt: skip
+
+
+def _arm(a, side: str, sign: float, parent: str, origin, lim) -> list[str]:
+    """One arm: shoulder and elbow pitch joints (axis -y: + swings forward), two bones."""
+    sx, sy, sz = a.shoulder
+    mount = np.array([sx, sign * sy, sz]) - origin
+    n = f"arm_{side}"
+    out = _bone(f"{n}_upper", 0.55 * a.mass, a.radius, a.upper, -1.0)
+    out += _bone(f"{n}_fore", 0.45 * a.mass, a.radius, a.lower, -1.0)
+    out += _joint(f"{n}_shoulder", "revolute", parent, f"{n}_upper", mount, axis=(0, -1, 0),
+                  limit=next(lim))  # fmt: skip
+    out += _joint(f"{n}_elbow", "revolute", f"{n}_upper", f"{n}_fore", (0, 0, -a.upper),
+                  axis=(0, -1, 0), limit=next(lim))  # fmt: skip
+    return out
+
+
+def _neck_and_head(h, parent: str, origin, lim) -> list[str]:
+    """The neck (yaw, then pitch at its base) and the head sphere (pitch at the top)."""
+    m_neck, m_head = 0.3 * h.mass, 0.7 * h.mass
+    tiny = HIP_MASS_FRACTION * m_neck
+    i_tiny = 0.4 * tiny * h.neck_radius**2
+    i_head = 0.4 * m_head * h.radius**2
+    out = _link("neck_base", _inertial(tiny, (i_tiny, i_tiny, i_tiny)))
+    out += _bone("neck", m_neck - tiny, h.neck_radius, h.neck, 1.0)
+    out += _link("head", _inertial(m_head, (i_head, i_head, i_head)),
+                 f'<sphere radius="{_f(h.radius)}"/>', material="gaitsim_body")  # fmt: skip
+    out += _joint("neck_yaw", "revolute", parent, "neck_base", np.array(h.mount) - origin,
+                  axis=(0, 0, 1), limit=next(lim))  # fmt: skip
+    out += _joint("neck_pitch", "revolute", "neck_base", "neck", (0, 0, 0), axis=(0, 1, 0),
+                  limit=next(lim))  # fmt: skip
+    out += _joint("head_pitch", "revolute", "neck", "head", (0, 0, h.neck), axis=(0, 1, 0),
+                  limit=next(lim))  # fmt: skip
     return out
 
 

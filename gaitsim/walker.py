@@ -27,10 +27,49 @@ from .geometry import Geometry, geometry
 from .ik import leg_ik
 from .path import Straight
 from .terrain import Flat, smooth_gradient
+from .upper import ARM_MODES, GAZE_MODES, hip_twist, upper_geometry, upper_joints
 
 MODES = ("planted", "body")
 BIPED_ROLL = math.radians(3.0)  # default roll over the stance leg for two-legged walkers
 LEAN_DOWNHILL, LEAN_UPHILL = 0.5, 0.25  # the second seed's lean gains (share of the slope)
+LEANS = (False, "ground", "upright")  # off; from the ground's normal; from upright (the seed)
+CADENCE_PER_DEG = 0.06 / 1.6  # upright lean: the step rate rises by this share per degree
+# of forward lean (the second seed: +0.06 Hz per degree at 1.6 Hz)
+
+
+def lean_mode(lean) -> str | bool:
+    """A ``lean`` option as one of LEANS (True means "ground", the older spelling)."""
+    if lean is True:
+        return "ground"
+    if lean in (False, None, "off"):
+        return False
+    if lean not in LEANS:
+        raise ValueError(f"lean must be off, ground or upright, got {lean!r}")
+    return lean
+
+
+def slope_along(terrain, x: float = 0.0, y: float = 0.0, heading: float = 0.0) -> float:
+    """The ground's pitch (rad, + uphill) along ``heading`` at (x, y)."""
+    nx, ny, nz = (float(c) for c in np.asarray(terrain.normal(x, y), dtype=float).reshape(3))
+    return math.atan2(-(nx * math.cos(heading) + ny * math.sin(heading)), nz)
+
+
+def lean_pitch(slope):
+    """The seed's lean for a ground pitch ``slope`` (rad, + uphill): forward (+, nose down)
+    by LEAN_DOWNHILL of a downhill slope, back by LEAN_UPHILL of an uphill one."""
+    slope = np.asarray(slope, dtype=float)
+    return -np.where(slope < 0, LEAN_DOWNHILL, LEAN_UPHILL) * slope
+
+
+def lean_cadence(terrain, lean) -> float:
+    """The step-rate factor of an ``upright`` lean: 1 + CADENCE_PER_DEG x the forward lean
+    (degrees) on a uniform slope at the start of the path (heading 0); 1 otherwise."""
+    from .terrain import Slope
+
+    if lean_mode(lean) != "upright" or not isinstance(terrain, Slope):
+        return 1.0
+    forward = math.degrees(float(lean_pitch(slope_along(terrain))))
+    return 1.0 + CADENCE_PER_DEG * max(0.0, forward)
 
 
 @dataclass(frozen=True)
@@ -42,7 +81,8 @@ class Pose:
     heading (S,): path heading; feet (S, L, 3): world foot-sphere centres;
     feet_body (S, L, 3): the same in the body frame; joints (S, L, 3): angles per leg in
     docs/architecture.md chain order; stance (S, L); swing_progress (S, L) (0 in stance);
-    shortfall (S, L) and max_shortfall (S,) in metres.
+    shortfall (S, L) and max_shortfall (S,) in metres; upper_joints (S, U): the upper
+    body's joints (``gaitsim.upper``; U = 0 for a walker without one).
     """
 
     distance: np.ndarray
@@ -57,6 +97,7 @@ class Pose:
     swing_progress: np.ndarray
     shortfall: np.ndarray
     max_shortfall: np.ndarray
+    upper_joints: np.ndarray
 
 
 def resolve_entry(entry: Entry | Gait | str) -> Entry:
@@ -97,9 +138,12 @@ class Walker:
         *,
         mode: str = "planted",
         swing: str = "sine",
-        lean: bool = False,
+        lean: bool | str = False,
         roll: float | None = None,
         sway: float = 0.0,
+        arms: str = "swing",
+        twist: bool = True,
+        gaze: str = "stabilised",
     ):
         self.entry = resolve_entry(entry)
         self.gait = self.entry.gait
@@ -114,10 +158,17 @@ class Walker:
         self.speed_scale = float(speed_scale)
         self.mode = mode
         self.swing = swing
-        self.lean = bool(lean)
+        self.lean = lean_mode(lean)
+        self.cadence = lean_cadence(self.terrain, self.lean)  # the upright lean's step rate
         if not (math.isfinite(sway) and 0.0 <= sway <= 1.5):
             raise ValueError(f"sway must be a share between 0 and 1.5, got {sway!r}")
         self.sway = float(sway)
+        if arms not in ARM_MODES:
+            raise ValueError(f"arms must be one of {', '.join(ARM_MODES)}, got {arms!r}")
+        if gaze not in GAZE_MODES:
+            raise ValueError(f"gaze must be one of {', '.join(GAZE_MODES)}, got {gaze!r}")
+        self.arms, self.twist, self.gaze = arms, bool(twist), gaze
+        self.upper = upper_geometry(self.gait)  # None without an upper body
         self.roll = (BIPED_ROLL if self.gait.n_legs == 2 else 0.0) if roll is None else float(roll)
         self.geometry: Geometry = geometry(self.gait)
         self._home_xy = self.geometry.homes[:, :2]
@@ -140,6 +191,9 @@ class Walker:
             self.lean,
             self.roll,
             self.sway,
+            self.arms,
+            self.twist,
+            self.gaze,
         )
 
     # ------------------------------------------------------------------ gait quantities
@@ -153,8 +207,9 @@ class Walker:
 
     @property
     def nominal_speed(self) -> float:
-        """Commanded body speed (m/s): the clip speed scaled like the stride."""
-        return self.gait.clip_speed * self.speed_scale
+        """Commanded body speed (m/s): the clip speed scaled like the stride (and by the
+        upright lean's cadence on a downhill slope)."""
+        return self.gait.clip_speed * self.speed_scale * self.cadence
 
     # ------------------------------------------------------------------ feet in the world
     def _nominal_xy(self, d, slide):
@@ -221,8 +276,9 @@ class Walker:
         zn = np.sqrt(nx * nx + ny * ny + nz * nz)
         return nx / zn, ny / zn, nz / zn
 
-    def _attitude(self, xy_b, heading, stance, u_stance):
-        """Body-to-world rotation: yaw along the path, tilt to the ground under the home feet."""
+    def _attitude(self, xy_b, heading, stance, u_stance, twist=None):
+        """Body-to-world rotation: yaw along the path (plus the hips' ``twist``, rad), tilt
+        to the ground under the home feet."""
         # In components: numpy on (..., 3) vectors spends its time on the short last axis.
         c, s = np.cos(heading), np.sin(heading)
         if self._level:  # the normal is up everywhere (the general branch's exact numbers)
@@ -238,12 +294,17 @@ class Walker:
         pitch = np.zeros(heading.shape)
         if self.lean:
             slope = np.arctan2(xz, np.hypot(xx, xy))  # ground pitch, + uphill
-            gain = np.where(slope < 0, LEAN_DOWNHILL, LEAN_UPHILL)
-            pitch = -gain * slope  # nose down going downhill, back going uphill
+            pitch = lean_pitch(slope)  # nose down going downhill, back going uphill
+        if self.lean == "upright":  # the seed's lean is from upright: level the frame
+            z0 = np.zeros(c.shape)
+            R = np.stack([c, -s, z0, s, c, z0, z0, z0, np.ones(c.shape)],
+                         axis=-1).reshape(*c.shape, 3, 3)  # fmt: skip
         roll = np.zeros(heading.shape)
         if self.roll:
             w = np.where(stance, np.sin(np.pi * u_stance), 0.0)
             roll = -self.roll * np.sum(self._side * w, axis=-1)  # lean over the stance foot
+        if twist is not None:
+            R = R @ _rot_z(twist)
         if self.lean or self.roll:
             R = R @ _rot_y(pitch) @ _rot_x(roll)
         return R
@@ -286,7 +347,27 @@ class Walker:
             ground_under = self.terrain.height(xy[..., 0], xy[..., 1]).mean(axis=-1)
         z_b = ground_under + geo.standing_height + self._bob(stance, s)
         body_pos = np.concatenate([xy_b, z_b[..., None]], axis=-1)
-        return body_pos, self._attitude(xy_b, heading, stance, s), heading
+        return body_pos, self._attitude(xy_b, heading, stance, s, self._twist(d)), heading
+
+    def _twist(self, d):
+        """The hips' twist about the heading (rad), None without a twisting torso."""
+        if self.upper is None or self.upper.torso is None or not self.twist:
+            return None
+        return hip_twist(self.upper, self.gait, d, self.speed_scale)
+
+    def upper_at(self, d, stance, s, R, heading):
+        """The upper body's joints (S, U) for the planned body (see ``gaitsim.upper``)."""
+        if self.upper is None:
+            return np.zeros((*np.shape(d), 0))
+        bob = self._bob(stance, s)
+        pitch = np.arcsin(np.clip(-R[..., 2, 0], -1.0, 1.0))  # + nose down
+        ahead = self.path.pose(d + self.nominal_speed * self.upper.head.preview_s)[1] if (
+            self.upper.head is not None) else heading  # fmt: skip
+        tw = self._twist(d)
+        gaze = (ahead - heading + np.pi) % (2 * np.pi) - np.pi - (0.0 if tw is None else tw)
+        return upper_joints(self.upper, self.gait, d, speed_scale=self.speed_scale,
+                            arms=self.arms, twist=self.twist, gaze=self.gaze, bob=bob,
+                            body_pitch=pitch, gaze_yaw=gaze)  # fmt: skip
 
     def body_at(self, distance):
         """The body's pose alone: position (S, 3), rotation (S, 3, 3), heading (S,).
@@ -326,6 +407,7 @@ class Walker:
             swing_progress=u,
             shortfall=short,
             max_shortfall=short.max(axis=-1),
+            upper_joints=self.upper_at(d, stance, s, R, heading),
         )
 
 
@@ -342,6 +424,14 @@ def _rot_x(a):
     o, z = np.ones_like(a), np.zeros_like(a)
     return np.stack(
         [np.stack([o, z, z], -1), np.stack([z, c, -s], -1), np.stack([z, s, c], -1)], -2
+    )
+
+
+def _rot_z(a):
+    c, s = np.cos(a), np.sin(a)
+    o, z = np.ones_like(a), np.zeros_like(a)
+    return np.stack(
+        [np.stack([c, -s, z], -1), np.stack([s, c, z], -1), np.stack([z, z, o], -1)], -2
     )
 
 

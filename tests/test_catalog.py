@@ -258,9 +258,9 @@ def test_bare_gait_file_loads_as_one_walker_named_after_the_file(tmp_path):
     assert cat.bare and list(cat) == ["fox"]
     entry = cat["fox"]
     assert entry.walk_test is None
-    # the built-in fox is the seed's gait plus gaitsim's optional mass
+    # the built-in fox is the seed's gait plus gaitsim's optional mass, height and head
     builtin = gaitsim.load_catalog()["fox"].gait
-    assert entry.gait == dataclasses.replace(builtin, mass=None, hip_height=None)
+    assert entry.gait == dataclasses.replace(builtin, mass=None, hip_height=None, upper_body=None)
     assert entry.gait.legs == builtin.legs
 
 

@@ -82,7 +82,8 @@ def test_make_with_the_module_prefix_imports_gaitsim_itself():
         "print(type(env.unwrapped).__name__, obs.shape); env.close()"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split()[-2:] == ["WalkEnv", "(48,)"], out.stdout + out.stderr
+    # the fox's 48 leg-and-body values and its head's 3 joint positions and 3 velocities
+    assert out.stdout.split()[-2:] == ["WalkEnv", "(54,)"], out.stdout + out.stderr
 
 
 def test_presets_are_keyword_variants_of_one_class():
@@ -288,7 +289,7 @@ def test_fox_walks_at_its_commanded_speed_on_the_gait_prior():
 def test_a_catalog_entry_walks_as_well_as_a_name(catalog):
     env = make("gaitsim/Walk-v0", walker=catalog["hound"])
     obs, _ = env.reset(seed=0)
-    assert obs.shape == (48,) and env.unwrapped.entry.name == "hound"
+    assert obs.shape == (54,) and env.unwrapped.entry.name == "hound"  # 48 + its head's 6
     for _ in range(30):
         _, _, terminated, _, _ = env.step(None)
         assert not terminated
@@ -300,9 +301,10 @@ def test_observation_layout_at_the_start():
     u = env.unwrapped
     obs, info = env.reset(seed=0)
     lay = u.observation_layout
-    L = u.n_legs
-    assert obs.shape == (12 + 9 * L,) and obs.dtype == np.float32
-    assert [s.stop - s.start for s in lay.values()] == [3, 3, 3, 1, 3 * L, 3 * L, L, L, L, 2]
+    L, U = u.n_legs, len(u.body.upper_joint_names)  # the fox: 4 legs, a head of 3 joints
+    assert obs.shape == (12 + 9 * L + 2 * U,) and obs.dtype == np.float32
+    assert [s.stop - s.start for s in lay.values()] == [3, 3, 3, 1, 3 * L, 3 * L, L, L, L,
+                                                        U, U, 2]  # fmt: skip
     np.testing.assert_allclose(obs[lay["gravity_body"]], [0.0, 0.0, -1.0], atol=0.02)
     assert obs[lay["height"]][0] == pytest.approx(u.standing_height, rel=0.1)
     np.testing.assert_allclose(np.hypot(obs[lay["phase_sin"]], obs[lay["phase_cos"]]), 1.0, 1e-6)

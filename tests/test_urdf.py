@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gaitsim import Slope, Walker, leg_fk, load_catalog
+from gaitsim import Arc, Slope, Straight, Walker, leg_fk, load_catalog
 from gaitsim import urdf as gurdf
-from gaitsim.catalog import Catalog, Entry
+from gaitsim.catalog import Catalog, Entry, gait_to_dict, parse_gait
 from gaitsim.geometry import geometry
+from gaitsim.upper import neck_angles, upper_fk, upper_geometry
 from gaitsim.urdf import (
     URDFNameError,
     build,
@@ -23,6 +24,10 @@ from gaitsim.urdf import (
     foot_link_names,
     joint_limits,
     joint_names,
+    upper_joint_names,
+    upper_limits,
+    upper_link_names,
+    velocity_limit,
     write_catalog,
 )
 
@@ -34,9 +39,46 @@ FK_TOL = 1e-6  # metres
 MUJOCO_EXTENSION = '<mujoco><compiler fusestatic="false" discardvisual="false"/></mujoco>'
 
 
+def _with_upper(name: str, new_name: str, block) -> Entry:
+    obj = gait_to_dict(CATALOG[name].gait)
+    obj["upper_body"] = block
+    return Entry(new_name, parse_gait(obj))
+
+
+# walkers with an upper body: the built-in ones and two that take the other branches (arms
+# and a head straight on the body, given points, a neck leaning back; a many-legged torso)
+UPPER_ENTRIES = {n: e for n, e in CATALOG.items() if e.gait.upper_body is not None}
+UPPER_ENTRIES["raptor_arms"] = _with_upper("raptor", "raptor_arms", {
+    "arms": {"shoulder": [0.12, 0.55, 0.03], "upper": 0.15},
+    "head": {"mount": [0, 0.5, 0.05], "neck_deg": -10},
+})  # fmt: skip
+UPPER_ENTRIES["spider_torso"] = _with_upper("spider_bot", "spider_torso", {
+    "torso": {"height": 0.03, "twist_deg": 10}, "arms": {}, "head": {},
+})  # fmt: skip
+UPPER_NAMES = list(UPPER_ENTRIES)
+UPPER_BUILTIN = [n for n in UPPER_NAMES if n in CATALOG]
+
+
 @pytest.fixture(scope="module")
 def texts() -> dict[str, str]:
     return {name: build(entry) for name, entry in CATALOG.items()}
+
+
+@pytest.fixture(scope="module")
+def upper_texts(texts) -> dict[str, str]:
+    return {n: texts[n] if n in texts else build(e) for n, e in UPPER_ENTRIES.items()}
+
+
+def test_builtin_catalog_has_upper_bodies():
+    assert UPPER_BUILTIN == ["fox", "hound", "mechanic"]
+    assert upper_joint_names(CATALOG["mechanic"]) == [
+        "waist_yaw",
+        "arm_left_shoulder", "arm_left_elbow", "arm_right_shoulder", "arm_right_elbow",
+        "neck_yaw", "neck_pitch", "head_pitch",
+    ]  # fmt: skip
+    assert upper_link_names(CATALOG["fox"].gait) == ["neck_base", "neck", "head"]
+    assert upper_joint_names(CATALOG["raptor"]) == [] and upper_link_names(
+        CATALOG["raptor"].gait) == []  # fmt: skip
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -58,14 +100,13 @@ def test_builtin_catalog_covers_every_knee_kind():
 # ---------------------------------------------------------------------------- validity
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_check_urdf_accepts(name, texts, tmp_path):
+@pytest.mark.parametrize("name", NAMES + [n for n in UPPER_NAMES if n not in NAMES])
+def test_check_urdf_accepts(name, upper_texts, texts, tmp_path):
     exe = shutil.which("check_urdf")
     if exe is None:
         pytest.skip("check_urdf (liburdfdom-tools) is not installed; CI installs it")
-    res = subprocess.run(
-        [exe, str(_write(tmp_path, name, texts[name]))], capture_output=True, text=True
-    )
+    text = texts[name] if name in texts else upper_texts[name]
+    res = subprocess.run([exe, str(_write(tmp_path, name, text))], capture_output=True, text=True)
     out = res.stdout + res.stderr
     assert res.returncode == 0, out
     assert not [line for line in out.splitlines() if "error" in line.lower()], out
@@ -105,7 +146,15 @@ def test_structure(name, texts):
     masses = [float(m.get("value")) for m in root.iter("mass")]
     assert sum(masses) == pytest.approx(geo.total_mass, rel=1e-9)
     base_mass = float(links["base_link"].find("inertial/mass").get("value"))
-    assert base_mass == pytest.approx(geo.body_mass, rel=0.01)
+    ug = upper_geometry(entry.gait)
+    hips = gurdf.HIP_MASS_FRACTION * float(geo.leg_masses[:, 0].sum())
+    if ug is None:
+        assert base_mass == pytest.approx(geo.body_mass, rel=0.01)
+        assert base_mass == pytest.approx(geo.body_mass - hips, rel=1e-9)
+    else:  # the upper body's masses come out of the body box too
+        assert base_mass == pytest.approx(ug.body_mass - hips, rel=1e-9)
+    legs = [f"{leg.name}_{p}" for leg in entry.gait.legs for p in ("hip", "thigh", "shin", "foot")]
+    assert sorted(links) == sorted(["base_link", *legs, *upper_link_names(entry.gait)])
     box = links["base_link"].find("collision/geometry/box")
     assert [float(v) for v in box.get("size").split()] == pytest.approx(geo.body, rel=1e-9)
     for i, foot in enumerate(foot_link_names(entry.gait)):
@@ -118,7 +167,9 @@ def test_structure(name, texts):
         assert mass == pytest.approx(geo.leg_masses[i, 0], rel=1e-9)
     joints = root.findall("joint")
     revolute = [j for j in joints if j.get("type") == "revolute"]
-    assert [j.get("name") for j in revolute] == joint_names(entry.gait)
+    assert [j.get("name") for j in revolute] == joint_names(entry.gait) + upper_joint_names(
+        entry.gait
+    )
     for j in revolute:
         lim = j.find("limit")
         lo, hi = float(lim.get("lower")), float(lim.get("upper"))
@@ -134,7 +185,13 @@ def test_structure(name, texts):
 def test_mujoco_compiles_unchanged_text(name, texts):
     mujoco = pytest.importorskip("mujoco")
     model = mujoco.MjModel.from_xml_string(texts[name])
-    assert model.njnt == 3 * CATALOG[name].gait.n_legs
+    gait = CATALOG[name].gait
+    assert model.njnt == 3 * gait.n_legs + len(upper_joint_names(gait))
+    lo, hi, _ = upper_limits(gait)
+    for k, joint in enumerate(upper_joint_names(gait)):
+        assert model.joint(joint).limited and np.allclose(
+            model.jnt_range[model.joint(joint).id], (lo[k], hi[k]), rtol=0, atol=1e-9
+        ), joint
 
 
 def test_effort_rule_and_stance_count():
@@ -247,6 +304,24 @@ def test_pybullet_masses_and_inertial_frames(name, texts, tmp_path):
             assert np.allclose(got, want, atol=1e-9), f"{leg.name}_{part}: {got} != {want}"
         assert np.allclose(centres[f"{leg.name}_foot"], 0, atol=1e-12)
         assert geo.chain.upper[i] == leg.upper
+    ug = upper_geometry(entry.gait)
+    for link, want in ({} if ug is None else _upper_centres(ug)).items():
+        assert np.allclose(centres[link], want, atol=1e-9), f"{link}: {centres[link]} != {want}"
+
+
+def _upper_centres(ug) -> dict[str, tuple[float, float, float]]:
+    """Each upper-body link's centre of mass in its own frame."""
+    out = {}
+    if ug.torso is not None:
+        out["chest"] = (0.0, 0.0, ug.torso.height / 2)
+    if ug.arms is not None:
+        for side in ("left", "right"):
+            out[f"arm_{side}_upper"] = (0.0, 0.0, -ug.arms.upper / 2)
+            out[f"arm_{side}_fore"] = (0.0, 0.0, -ug.arms.lower / 2)
+    if ug.head is not None:
+        out.update(neck_base=(0.0, 0.0, 0.0), neck=(0.0, 0.0, ug.head.neck / 2))
+        out["head"] = (0.0, 0.0, 0.0)
+    return out
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -280,6 +355,279 @@ def test_fk_check_can_fail(texts, tmp_path):
     truth = leg_fk(geometry(entry.gait).chain, q)
     got = _yourdfpy_feet(_write(tmp_path, "fox", broken), entry, q)
     assert np.abs(got - truth).max() > 1e-3
+
+
+# ---------------------------------------------------------------------------- upper body
+
+
+# upper_fk's points and the URDF link whose origin each one is; a hand is the forearm's end
+UPPER_FK_LINKS = {
+    "chest": "chest",
+    "neck": "neck_base",
+    "head": "head",
+    **{f"arm_{s}_{p}": f"arm_{s}_{p}" for s in ("left", "right") for p in ("upper", "fore")},
+}
+
+
+def _upper_truth(ug, q: np.ndarray) -> list[dict[str, np.ndarray]]:
+    return [upper_fk(ug, qk) for qk in q]
+
+
+def _hand(ug, pos, rot) -> np.ndarray:
+    return np.asarray(pos) + np.asarray(rot) @ np.array([0.0, 0.0, -ug.arms.lower])
+
+
+def _upper_points(ug, frames) -> dict[str, np.ndarray]:
+    """upper_fk's points from link frames {link: (position, rotation)}."""
+    out = {key: np.asarray(frames[link][0]) for key, link in UPPER_FK_LINKS.items()
+           if link in frames}  # fmt: skip
+    if ug.arms is not None:
+        for side in ("left", "right"):
+            out[f"arm_{side}_hand"] = _hand(ug, *frames[f"arm_{side}_fore"])
+    return out
+
+
+def _pybullet_upper(path: Path, entry: Entry, q: np.ndarray) -> list[dict[str, np.ndarray]]:
+    pybullet = pytest.importorskip("pybullet")
+    from pybullet_utils import bullet_client
+
+    ug = upper_geometry(entry.gait)
+    client = bullet_client.BulletClient(connection_mode=pybullet.DIRECT)
+    try:
+        body = client.loadURDF(str(path), [0, 0, 0], [0, 0, 0, 1], useFixedBase=True,
+                               flags=pybullet.URDF_USE_IMPLICIT_CYLINDER)  # fmt: skip
+        joint_index, link_index = {}, {}
+        for j in range(client.getNumJoints(body)):
+            info = client.getJointInfo(body, j)
+            joint_index[info[1].decode()] = j
+            link_index[info[12].decode()] = j
+        names, links = upper_joint_names(entry.gait), upper_link_names(entry.gait)
+        out = []
+        for qk in q:
+            for n, v in zip(names, qk, strict=True):
+                client.resetJointState(body, joint_index[n], float(v))
+            frames = {}
+            for link in links:
+                state = client.getLinkState(body, link_index[link], computeForwardKinematics=1)
+                rot = np.array(client.getMatrixFromQuaternion(state[5])).reshape(3, 3)
+                frames[link] = (np.array(state[4]), rot)
+            out.append(_upper_points(ug, frames))
+        return out
+    finally:
+        client.disconnect()
+
+
+def _yourdfpy_upper(path: Path, entry: Entry, q: np.ndarray) -> list[dict[str, np.ndarray]]:
+    yourdfpy = pytest.importorskip("yourdfpy")
+    ug = upper_geometry(entry.gait)
+    robot = yourdfpy.URDF.load(str(path), build_scene_graph=True, load_meshes=False)
+    names, links = upper_joint_names(entry.gait), upper_link_names(entry.gait)
+    out = []
+    for qk in q:
+        robot.update_cfg(dict(zip(names, qk, strict=True)))
+        frames = {}
+        for link in links:
+            t = robot.get_transform(link)
+            frames[link] = (t[:3, 3], t[:3, :3])
+        out.append(_upper_points(ug, frames))
+    return out
+
+
+def _mujoco_upper(text: str, entry: Entry, q: np.ndarray) -> list[dict[str, np.ndarray]]:
+    mujoco = pytest.importorskip("mujoco")
+    ug = upper_geometry(entry.gait)
+    model = mujoco.MjModel.from_xml_string(text.replace("</robot>", MUJOCO_EXTENSION + "</robot>"))
+    data = mujoco.MjData(model)
+    names, links = upper_joint_names(entry.gait), upper_link_names(entry.gait)
+    adr = [model.joint(n).qposadr[0] for n in names]
+    out = []
+    for qk in q:
+        data.qpos[:] = 0.0
+        data.qpos[adr] = qk
+        mujoco.mj_kinematics(model, data)
+        frames = {}
+        for link in links:
+            b = model.body(link).id
+            frames[link] = (data.xpos[b].copy(), data.xmat[b].reshape(3, 3).copy())
+        out.append(_upper_points(ug, frames))
+    return out
+
+
+def _upper_error(truth, got) -> tuple[float, str]:
+    worst, where = 0.0, ""
+    for t, g in zip(truth, got, strict=True):
+        assert sorted(g) == sorted(t)
+        for key in t:
+            err = float(np.abs(g[key] - t[key]).max())
+            if err > worst:
+                worst, where = err, key
+    return worst, where
+
+
+@pytest.mark.parametrize("name", UPPER_NAMES)
+def test_upper_fk_agrees_with_upper_fk(name, upper_texts, tmp_path):
+    entry = UPPER_ENTRIES[name]
+    ug = upper_geometry(entry.gait)
+    lo, hi, _ = upper_limits(entry.gait)
+    rng = np.random.default_rng(31337 + UPPER_NAMES.index(name))
+    q = rng.uniform(lo, hi, size=(FK_SAMPLES, len(lo)))
+    q[0] = 0.0
+    truth = _upper_truth(ug, q)
+    assert sorted(truth[0]) == sorted(
+        [k for k, link in UPPER_FK_LINKS.items() if link in upper_link_names(entry.gait)]
+        + ([f"arm_{s}_hand" for s in ("left", "right")] if ug.arms is not None else [])
+    )
+    path = _write(tmp_path, name, upper_texts[name])
+    for label, got in (
+        ("pybullet", _pybullet_upper(path, entry, q)),
+        ("yourdfpy", _yourdfpy_upper(path, entry, q)),
+        ("mujoco", _mujoco_upper(upper_texts[name], entry, q)),
+    ):
+        err, where = _upper_error(truth, got)
+        assert err < FK_TOL, f"{name}: {label} {where} differs from upper_fk by {err:.3g} m"
+
+
+def test_upper_fk_check_can_fail(texts, tmp_path):
+    """A sign flip in one shoulder axis is caught by the same comparison."""
+    entry = CATALOG["mechanic"]
+    text = texts["mechanic"]
+    start = text.index('<joint name="arm_left_shoulder"')
+    end = text.index("</joint>", start)
+    assert 'axis xyz="0 -1 0"' in text[start:end]
+    broken = text[:start] + text[start:end].replace('axis xyz="0 -1 0"', 'axis xyz="0 1 0"')
+    broken += text[end:]
+    q = np.full((1, len(upper_joint_names(entry))), 0.3)
+    truth = _upper_truth(upper_geometry(entry.gait), q)
+    err, where = _upper_error(truth, _yourdfpy_upper(_write(tmp_path, "m", broken), entry, q))
+    assert err > 1e-3 and where.startswith("arm_left_")
+
+
+@pytest.mark.parametrize("name", UPPER_NAMES)
+def test_upper_structure(name, upper_texts):
+    entry = UPPER_ENTRIES[name]
+    gait = entry.gait
+    geo, ug = geometry(gait), upper_geometry(gait)
+    root = ET.fromstring(upper_texts[name])
+    links = {link.get("name"): link for link in root.findall("link")}
+    joints = {j.get("name"): j for j in root.findall("joint")}
+
+    def mass(link: str) -> float:
+        return float(links[link].find("inertial/mass").get("value"))
+
+    def shape(link: str, tag: str) -> dict[str, float]:
+        el = links[link].find(f"collision/geometry/{tag}")
+        return {k: float(v) if k != "size" else v for k, v in el.attrib.items()}
+
+    total = sum(float(m.get("value")) for m in root.iter("mass"))
+    assert total == pytest.approx(geo.total_mass, rel=1e-9)
+    hips = gurdf.HIP_MASS_FRACTION * float(geo.leg_masses[:, 0].sum())
+    assert mass("base_link") == pytest.approx(ug.body_mass - hips, rel=1e-9)
+    if ug.torso is not None:
+        t = ug.torso
+        assert mass("chest") == pytest.approx(t.mass, rel=1e-9)
+        size = [float(v) for v in shape("chest", "box")["size"].split()]
+        assert size == pytest.approx(t.box, rel=1e-9)
+    if ug.arms is not None:
+        a = ug.arms
+        for side in ("left", "right"):
+            arm = mass(f"arm_{side}_upper") + mass(f"arm_{side}_fore")
+            assert arm == pytest.approx(a.mass, rel=1e-9)
+            for part, length in (("upper", a.upper), ("fore", a.lower)):
+                cyl = shape(f"arm_{side}_{part}", "cylinder")
+                assert cyl == pytest.approx({"radius": a.radius, "length": length}, rel=1e-9)
+    if ug.head is not None:
+        h = ug.head
+        assert mass("neck_base") + mass("neck") + mass("head") == pytest.approx(h.mass, rel=1e-9)
+        assert shape("head", "sphere")["radius"] == pytest.approx(h.radius, rel=1e-9)
+        assert shape("neck", "cylinder") == pytest.approx(
+            {"radius": h.neck_radius, "length": h.neck}, rel=1e-9)  # fmt: skip
+    want_axis = {"waist_yaw": "0 0 1", "neck_yaw": "0 0 1", "neck_pitch": "0 1 0",
+                 "head_pitch": "0 1 0"}  # fmt: skip
+    lo, hi, effort = upper_limits(gait)
+    vel = velocity_limit(gait)
+    for k, n in enumerate(upper_joint_names(gait)):
+        j = joints[n]
+        assert j.get("type") == "revolute"
+        assert j.find("axis").get("xyz") == want_axis.get(n, "0 -1 0"), n
+        lim = j.find("limit")
+        got = [float(lim.get(key)) for key in ("lower", "upper", "effort", "velocity")]
+        assert got == pytest.approx([lo[k], hi[k], effort[k], vel], rel=1e-9, abs=1e-12), n
+        assert -math.pi <= lo[k] < 0 < hi[k] <= math.pi and effort[k] > 0, n
+    parents = {n: (j.find("parent").get("link"), j.find("child").get("link"))
+               for n, j in joints.items()}  # fmt: skip
+    top = "chest" if ug.torso is not None else "base_link"
+    if ug.torso is not None:
+        assert parents["waist_yaw"] == ("base_link", "chest")
+    if ug.arms is not None:
+        for side in ("left", "right"):
+            assert parents[f"arm_{side}_shoulder"] == (top, f"arm_{side}_upper")
+            assert parents[f"arm_{side}_elbow"] == (f"arm_{side}_upper", f"arm_{side}_fore")
+    if ug.head is not None:
+        assert parents["neck_yaw"] == (top, "neck_base")
+        assert parents["neck_pitch"] == ("neck_base", "neck")
+        assert parents["head_pitch"] == ("neck", "head")
+
+
+@pytest.mark.parametrize("name", [n for n in UPPER_NAMES if n not in CATALOG])
+def test_mujoco_compiles_custom_upper_bodies(name, upper_texts):
+    mujoco = pytest.importorskip("mujoco")
+    gait = UPPER_ENTRIES[name].gait
+    model = mujoco.MjModel.from_xml_string(upper_texts[name])
+    assert model.njnt == 3 * gait.n_legs + len(upper_joint_names(gait))
+
+
+def _xml_limits(text: str) -> dict[str, tuple[float, float]]:
+    out = {}
+    for j in ET.fromstring(text).findall("joint"):
+        lim = j.find("limit")
+        if lim is not None:
+            out[j.get("name")] = (float(lim.get("lower")), float(lim.get("upper")))
+    return out
+
+
+def _upper_limit_walkers(entry: Entry):
+    """The leg limit rule's conditions, plus the other arm, twist and gaze modes."""
+    up, down = Slope.from_degrees(gurdf.LIMIT_SLOPE_DEG), Slope.from_degrees(-gurdf.LIMIT_SLOPE_DEG)
+    for s in gurdf.LIMIT_SPEED_SCALES:
+        yield Walker(entry, speed_scale=s)
+        for r in (gurdf.LIMIT_ARC_RADIUS, -gurdf.LIMIT_ARC_RADIUS):
+            yield Walker(entry, path=Arc(r), speed_scale=s)
+        for slope in (up, down):
+            for lean in (False, True):
+                yield Walker(entry, slope, speed_scale=s, lean=lean)
+        for options in ({"arms": "anti"}, {"arms": "held"}, {"twist": False}, {"gaze": "fixed"}):
+            yield Walker(entry, path=Straight(), speed_scale=s, **options)
+
+
+@pytest.mark.parametrize("name", UPPER_NAMES)
+def test_upper_limits_contain_the_rules(name, upper_texts):
+    entry = UPPER_ENTRIES[name]
+    names = upper_joint_names(entry.gait)
+    limits = _xml_limits(upper_texts[name])
+    lo = np.array([limits[n][0] for n in names])
+    hi = np.array([limits[n][1] for n in names])
+    for w in _upper_limit_walkers(entry):
+        d = (np.arange(997) + 0.37) / 997 * w.cycle  # not a rule's sample points
+        q = w.pose_at(d).upper_joints
+        assert q.shape == (len(d), len(names))
+        bad = (q < lo) | (q > hi)
+        where = [n for n, b in zip(names, bad.any(axis=0), strict=True) if b]
+        assert not bad.any(), (
+            f"{name} at speed {w.speed_scale} on {w.terrain} along {w.path} (arms {w.arms}, "
+            f"twist {w.twist}, gaze {w.gaze}): outside the limits at {where}"
+        )
+
+
+@pytest.mark.parametrize("neck_deg", [-90.0, -60.0, -30.0, 0.0, 30.0, 60.0, 90.0])
+def test_upper_limits_contain_any_neutral_neck(neck_deg):
+    """Every neck lean the catalog accepts (-90 to 90 deg) is inside the neck's limits."""
+    gait = _with_upper("fox", "fox", {"head": {"neck_deg": neck_deg}}).gait
+    head = upper_geometry(gait).head
+    lo, hi, _ = upper_limits(gait)
+    for stabilised in (True, False):
+        n, h = (float(v) for v in neck_angles(head, 0.0, 0.0, stabilised))
+        q = np.array([0.0, n, h])
+        assert np.all((lo <= q) & (q <= hi)), f"neck_deg {neck_deg}: {q} not in [{lo}, {hi}]"
 
 
 # ---------------------------------------------------------------------------- limits

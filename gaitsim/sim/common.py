@@ -104,6 +104,9 @@ class RobotBase:
         self.n_legs = self.gait.n_legs
         self.urdf_path = self.body.urdf_path
         self.fixed_base = bool(fixed_base)
+        # sense() reads the whole robot's angular momentum (link velocities: a cost the
+        # control loop alone does not need; the controller turns it off when not recording)
+        self.track_momentum = True
         if base_position is None:
             base_position = (0.0, 0.0, self.standing_height(world.terrain, 0.0, 0.0))
         self._load(base_position, base_orientation)

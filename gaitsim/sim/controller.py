@@ -59,6 +59,7 @@ from .reference import (  # noqa: F401  (re-exported: the control loop's helpers
     yawed,
 )
 from .robot import Robot
+from .upperbody import UpperBodyDriver
 from .world import World
 
 DISTANCE_SOURCES = ("command", "odometry")
@@ -149,7 +150,8 @@ class GaitController:
     ``horizon`` (m of gait distance): build the reference table this far up front (it
     grows as needed anyway). ``table``: a ReferenceTable built for an equal walker (the
     same ``Walker.key``), shared with earlier runs: episodes that repeat a walker skip
-    its construction.
+    its construction. ``track_momentum``: read the robot's angular momentum every step
+    (the yaw balance figures; default: when recording).
     """
 
     def __init__(
@@ -163,6 +165,7 @@ class GaitController:
         start: float = 0.0,
         horizon: float = 0.0,
         table: ReferenceTable | None = None,
+        track_momentum: bool | None = None,
     ):
         self.world, self.robot, self.walker = world, robot, walker
         self.config = cfg = config if config is not None else ControlConfig()
@@ -199,7 +202,10 @@ class GaitController:
         self._full_forces = (robot.effort.ravel() * cfg.force_scale).tolist()
         self._preload = cfg.preload * self.geo.foot_radius
         self._record_on = record
+        # only the yaw balance figures read the robot's angular momentum (default: recording)
+        robot.track_momentum = record if track_momentum is None else bool(track_momentum)
         robot.set_gains(cfg.kp, cfg.kd, cfg.force_scale)
+        self.upper = UpperBodyDriver(walker, robot, self.dt, world.dt) if walker.upper else None
         self.reset(start)
 
     # ------------------------------------------------------------------ set-up
@@ -222,6 +228,8 @@ class GaitController:
             self.robot.set_base_velocity([(b - a) * v for a, b in zip(pos, pos2, strict=True)])
         self.robot.set_joint_positions(pose.joints)
         self.robot.command_joint_list(pose.joints.ravel().tolist())
+        if self.upper is not None:
+            self.upper.reset(pose.upper_joints)
         self.speed_scale = 1.0  # gait-rate multiplier (modulation), on top of the Walker's
         self.lift_scale = 1.0  # swing-lift multiplier (modulation)
         self.yaw_rate = 0.0  # rad/s of steering on top of the path (modulation)
@@ -249,6 +257,11 @@ class GaitController:
     def stance(self) -> list[bool]:
         """Which legs the plan has on the ground now."""
         return self.planner.stance
+
+    @property
+    def reference_heading(self) -> float:
+        """The reference path's heading now, steering included (what the record holds)."""
+        return self._ref(self.s_ref)[2]
 
     # the assist's figures, 0 without it
     assist_work = property(lambda self: self.assist.work if self.assist else 0.0)
@@ -518,8 +531,18 @@ class GaitController:
         self.targets, self.shortfall = targets, short  # this step's, for callers
         tau, forces = self._stance_load(sensed, mrot)
         self.robot.command_joint_list(q2, v, kp, forces)
+        if self.upper is not None:
+            self._command_upper(sensed)
         self._physics(tau, ds, ref[2], ref2[2])
         self._sense(ref, targets, short)
+
+    def _command_upper(self, sensed) -> None:
+        """The upper body's joints for this step (``upperbody``); the gaze looks along the
+        reference path's heading ``preview_s`` ahead."""
+        head = self.upper.ug.head
+        ahead = self.speed * self.speed_scale * (head.preview_s if head is not None else 0.0)
+        self.q_upper = self.upper.step(self.s, sensed, self._ref(self.s_ref + ahead)[2],
+                                       self._ref(self.s_ref)[2])  # fmt: skip
 
     def push(self, velocity: float) -> None:
         """A sideways push: the whole robot's velocity changes by ``velocity`` m/s toward
@@ -552,12 +575,18 @@ class GaitController:
         them in one call to the engine, a body mode acts before every one."""
         body, n = self.config.body, self.substeps
         self.robot.command_torque_list(tau)
-        if body == "free":
+        loop = self.upper is not None and self.upper.closed_loop
+        if body == "free" and not loop:
             self.world.step(n)
             self.t += self.dt
             return
         yaw_rate = wrap(heading2 - heading) / self.dt  # the reference's, over the step
         for k in range(1, n + 1):
+            if loop and k > 1:
+                self.upper.hold(*self.robot.base_pose(), self.world.dt)
+            if body == "free":
+                self.world.step(1)
+                continue
             s = self.s_ref - ds * (1 - k / n)
             pos, rot, _, _ = self._ref(s)
             if body == "assist":
@@ -587,7 +616,19 @@ class GaitController:
                 planned_stance=list(self.planner.stance), targets=targets, shortfall=short,
                 torque=new.joint_torques, joint_vel=new.joint_velocities,
                 body_contact=new.body_contact, leg_contact=new.leg_contact,
+                momentum_z=new.momentum_z, foot_forces=new.foot_forces,
             )  # fmt: skip
+            if self.upper is not None:
+                self._record_upper(new)
+
+    def _record_upper(self, new) -> None:
+        """The upper body's record: joints, head centre and attitude, chest attitude."""
+        row = {"upper_q": new.upper_positions}
+        if new.head is not None:
+            row.update(head=new.head, head_quat=new.head_quaternion)
+        if new.chest_quaternion is not None:
+            row["chest_quat"] = new.chest_quaternion
+        self.record.add(**row)
 
     # ------------------------------------------------------------------ results
     def arrays(self) -> dict[str, np.ndarray]:

@@ -131,7 +131,7 @@ class MujocoWorld(WorldBase):
         else:
             base.add_freejoint()
         _robot_contacts(spec, body, self.friction, self.dt / self.substeps)
-        for name in body.joint_names:
+        for name in (*body.joint_names, *body.upper_joint_names):  # legs first
             act = spec.add_actuator()
             act.name, act.target = name, name
             act.trntype = mujoco.mjtTrn.mjTRN_JOINT
@@ -365,15 +365,32 @@ class MujocoRobot(RobotBase):
         self._geom_body = m.geom_bodyid.copy()
         self._ff = np.zeros(len(names))  # the held feedforward torques, chain order
         self._q = None  # the motors' position targets (None: released)
+        self._index_upper()
         # rotor inertia (armature) in proportion to each joint's own inertia: a real geared
         # joint has it, and without it a leg whose bones nearly cancel (a short upper bone
         # on a long lower one) has a joint inertia several times smaller than its
         # diagonal, and the stiff servos chatter
         inertia = self._joint_inertia()
-        m.dof_armature[self._vadr] = ARMATURE * inertia
+        acted = np.concatenate([self._vadr, self._uvadr]).astype(int)
+        m.dof_armature[acted] = ARMATURE * inertia
         self._inertia = inertia * (1.0 + ARMATURE)
         # the actuators' damping: VELOCITY_CLOSURE joint inertias per MuJoCo step
-        self._damping = VELOCITY_CLOSURE * self._inertia / self.model.opt.timestep
+        damping = VELOCITY_CLOSURE * self._inertia / self.model.opt.timestep
+        self._nl = len(names)  # actuators: the legs' first, then the upper body's
+        self._damping, self._udamping = damping[: self._nl], damping[self._nl :]
+
+    def _index_upper(self) -> None:
+        """The upper body's joints, their actuators' rows and the head and chest bodies."""
+        m = self.model
+        names = list(self.body.upper_joint_names)
+        ids = [m.joint(n).id for n in names]
+        self._uqadr = np.array([m.jnt_qposadr[j] for j in ids], dtype=int)
+        self._uvadr = np.array([m.jnt_dofadr[j] for j in ids], dtype=int)
+        self.upper_effort = np.asarray(self.body.upper_effort, float)
+        self._uq = None
+        has = self.body.upper_body is not None
+        self._head = m.body("head").id if has and self.body.upper_body.head is not None else None
+        self._chest = m.body("chest").id if has and self.body.upper_body.torso is not None else None
 
     def _joint_inertia(self) -> np.ndarray:
         """Each joint's inertia (kg m^2) at the home pose: its subtree about its axis, the
@@ -395,7 +412,8 @@ class MujocoRobot(RobotBase):
         except TypeError:
             mujoco.mj_fullM(m, full, d.qM)  # mujoco 3.2
         d.qpos[:] = q0
-        return np.diag(full)[self._vadr] - m.dof_armature[self._vadr]  # the links' own
+        acted = np.concatenate([self._vadr, self._uvadr]).astype(int)
+        return np.diag(full)[acted] - m.dof_armature[acted]  # the links' own
 
     # ------------------------------------------------------------------ control
     def set_gains(self, kp=None, kd=None, force_scale: float = FORCE_SCALE) -> None:
@@ -412,7 +430,32 @@ class MujocoRobot(RobotBase):
         m.actuator_gainprm[:, 0] = 0.0
         m.actuator_biasprm[:, :3] = 0.0
         m.actuator_forcerange[:] = 0.0
-        self._q = None
+        self._q = self._uq = None
+
+    def set_upper_positions(self, q) -> None:
+        """Teleport the upper body's joints to ``q`` (n,), at rest."""
+        self.data.qpos[self._uqadr] = np.ravel(q)
+        self.data.qvel[self._uvadr] = 0.0
+        self._refresh()
+
+    def upper_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """The upper body's joint positions and velocities, each (n,) (empty without one)."""
+        return self.data.qpos[self._uqadr].copy(), self.data.qvel[self._uvadr].copy()
+
+    def command_upper(self, q, v=None) -> None:
+        """The upper body's position motors (PyBullet's DEFAULT_KP, DEFAULT_KD, the URDF
+        effort limits), as ``command_joint_list`` does for the legs."""
+        if not len(self._uqadr):
+            return
+        m, nl = self.model, self._nl
+        self._uq = np.asarray(q, dtype=float)
+        self._uv = np.zeros(len(self._uq)) if v is None else np.asarray(v, dtype=float)
+        self._urate = DEFAULT_KP / DEFAULT_KD / self.world.dt
+        m.actuator_gainprm[nl:, 0] = self._udamping * DEFAULT_KD
+        m.actuator_biasprm[nl:, 2] = -self._udamping * DEFAULT_KD
+        m.actuator_forcerange[nl:, 0] = -self.upper_effort
+        m.actuator_forcerange[nl:, 1] = self.upper_effort
+        self._servo()
 
     def command_joint_list(self, q, v=None, kp=None, forces=None, kd=None) -> None:
         """PyBullet's position motor on every joint (flat lists in chain order; defaults:
@@ -432,18 +475,24 @@ class MujocoRobot(RobotBase):
         kp = self._kp if kp is None else np.asarray(kp, dtype=float)
         kd = self._kd if kd is None else np.asarray(kd, dtype=float)
         self._rate = kp / kd / self.world.dt
-        m.actuator_gainprm[:, 0] = self._damping * kd
-        m.actuator_biasprm[:, 2] = -self._damping * kd
+        nl = self._nl
+        m.actuator_gainprm[:nl, 0] = self._damping * kd
+        m.actuator_biasprm[:nl, 2] = -self._damping * kd
         f = self._forces if forces is None else np.asarray(forces, dtype=float)
-        m.actuator_forcerange[:, 0] = -f
-        m.actuator_forcerange[:, 1] = f
+        m.actuator_forcerange[:nl, 0] = -f
+        m.actuator_forcerange[:nl, 1] = f
         self._servo()
 
     def _servo(self) -> None:
         """The motors' velocity targets for the current joint positions (each world step)."""
+        if self._uq is not None:
+            uctrl = self.data.ctrl[self._nl :]
+            np.subtract(self._uq, self.data.qpos[self._uqadr], out=uctrl)
+            uctrl *= self._urate
+            uctrl += self._uv
         if self._q is None:
             return
-        ctrl = self.data.ctrl
+        ctrl = self.data.ctrl[: self._nl]
         np.subtract(self._q, self.data.qpos[self._qsl], out=ctrl)
         ctrl *= self._rate
         ctrl += self._v
@@ -496,7 +545,7 @@ class MujocoRobot(RobotBase):
     def joint_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Joint positions, velocities and torques (motor + feedforward), each (L, 3)."""
         d = self.data
-        tau = d.actuator_force + self._ff
+        tau = d.actuator_force[: self._nl] + self._ff
         return (d.qpos[self._qadr].reshape(-1, 3).copy(), d.qvel[self._vadr].reshape(-1, 3).copy(),
                 tau.reshape(-1, 3))  # fmt: skip
 
@@ -572,6 +621,8 @@ class MujocoRobot(RobotBase):
             ang = _rotated((w, x, y, z), d.qvel[3:6].tolist())  # MuJoCo's is body-local
         touching = self._touching()
         feet = d.xpos[self._feet].tolist()  # lists of 3: the controller reads them by index
+        if self.track_momentum:  # the base's subtree is the robot: its momentum about its
+            mujoco.mj_subtreeVel(m, d)  # own centre of mass, world frame
         return Sensed(
             tuple(d.xpos[b].tolist()),
             (x, y, z, w),
@@ -579,14 +630,45 @@ class MujocoRobot(RobotBase):
             ang,
             tuple(d.qpos[self._qsl].tolist()),
             tuple(d.qvel[self._vsl].tolist()),
-            tuple((d.actuator_force + self._ff).tolist()),
+            tuple((d.actuator_force[: self._nl] + self._ff).tolist()),
             feet,
             tuple((self._body_mass @ d.xipos[1:] / self.mass).tolist()),
             [f in touching for f in self._foot_list],
             b in touching,
             not touching <= self._foot_or_base,
             [[qx, qy, qz, qw] for qw, qx, qy, qz in d.xquat[self._feet].tolist()],
+            self._foot_forces(),
+            float(d.subtree_angmom[b, 2]) if self.track_momentum else math.nan,
+            *self._upper_reading(),
         )
+
+    def _foot_forces(self) -> list[float]:
+        """Each foot's ground normal force (N), from the last step's contacts."""
+        m, d = self.model, self.data
+        out = dict.fromkeys(self._foot_list, 0.0)
+        f6 = np.zeros(6)
+        for i in range(d.ncon):
+            body = int(self._geom_body[d.contact.geom[i].max()])
+            if body in out:
+                mujoco.mj_contactForce(m, d, i, f6)
+                out[body] += float(f6[0])
+        return [out[f] for f in self._foot_list]
+
+    def _upper_reading(self):
+        """(upper joint positions, head centre, head and chest quaternions), as PyBullet's."""
+        d = self.data
+        if self.body.upper_body is None:
+            return (), None, None, None
+
+        def quat(b):
+            w, x, y, z = d.xquat[b].tolist()
+            return (x, y, z, w)
+
+        head = self._head
+        return (tuple(d.qpos[self._uqadr].tolist()),
+                None if head is None else tuple(d.xpos[head].tolist()),
+                None if head is None else quat(head),
+                None if self._chest is None else quat(self._chest))  # fmt: skip
 
     def _mass_points(self) -> tuple[np.ndarray, np.ndarray]:
         mujoco.mj_kinematics(self.model, self.data)

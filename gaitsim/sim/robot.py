@@ -7,6 +7,7 @@ and its inertial origin is at 0, so PyBullet's base pose is the B frame's pose.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -56,6 +57,29 @@ class Sensed(NamedTuple):
     body_contact: bool  # the body (base link) touches the ground: a fall
     leg_contact: bool  # a thigh or shin touches the ground (a scuff, reported)
     foot_quaternions: list  # foot links' world orientations, (x, y, z, w) each
+    foot_forces: tuple | list = ()  # each foot's ground normal force (N)
+    momentum_z: float = float("nan")  # the whole robot's angular momentum about the vertical
+    # through its centre of mass (kg m^2 / s)
+    upper_positions: tuple = ()  # the upper body's joints (gaitsim.upper order)
+    head: tuple | None = None  # the head sphere's centre, world (walkers with a head)
+    head_quaternion: tuple | None = None
+    chest_quaternion: tuple | None = None  # the chest's orientation (walkers with a torso)
+
+
+def _spin_z(q, inertia, w) -> float:
+    """z of R I R^T w for a body of principal inertias ``inertia`` at orientation ``q``
+    (x, y, z, w) turning at world ``w``: its own spin's angular momentum about z."""
+    x, y, z, s = q
+    # R's rows; R^T w gives the body-frame rate, R (I .) takes it back, keep the z row
+    r00, r01, r02 = 1 - 2 * (y * y + z * z), 2 * (x * y - s * z), 2 * (x * z + s * y)
+    r10, r11, r12 = 2 * (x * y + s * z), 1 - 2 * (x * x + z * z), 2 * (y * z - s * x)
+    r20, r21, r22 = 2 * (x * z - s * y), 2 * (y * z + s * x), 1 - 2 * (x * x + y * y)
+    wx, wy, wz = w
+    bx = r00 * wx + r10 * wy + r20 * wz
+    by = r01 * wx + r11 * wy + r21 * wz
+    bz = r02 * wx + r12 * wy + r22 * wz
+    ix, iy, iz = inertia
+    return r20 * ix * bx + r21 * iy * by + r22 * iz * bz
 
 
 class Robot(RobotBase):
@@ -150,19 +174,32 @@ class Robot(RobotBase):
         self.lower = np.array([info[j][8] for j in self._joints], dtype=float).reshape(-1, 3)
         self.upper = np.array([info[j][9] for j in self._joints], dtype=float).reshape(-1, 3)
         self.link_names = {j: info[j][12].decode() for j in info}
+        self._index_upper(by_joint, by_link, info)
         cid = self.client
         links = [-1, *sorted(info)]
-        self._link_mass = np.array(
-            [p.getDynamicsInfo(body, j, physicsClientId=cid)[0] for j in links]
-        )
+        dyn = [p.getDynamicsInfo(body, j, physicsClientId=cid) for j in links]
+        self._link_mass = np.array([d[0] for d in dyn])
+        self._inertia_list = [tuple(d[2]) for d in dyn]  # principal inertias, inertial frame
         self.mass = float(self._link_mass.sum())
+
+    def _index_upper(self, by_joint, by_link, info) -> None:
+        """The upper body's joints (``Body.upper_joint_names``) and its head and chest."""
+        names = list(self.body.upper_joint_names)
+        missing = [n for n in names if n not in by_joint]
+        if missing:
+            raise RuntimeError(f"Robot: {self.urdf_path} lacks upper-body joints {missing}")
+        self._upper = [by_joint[n] for n in names]
+        self.upper_effort = np.array([info[j][10] for j in self._upper], dtype=float)
+        self._head_link = by_link.get("head") if self.body.upper_body is not None else None
+        self._chest_link = by_link.get("chest") if self.body.upper_body is not None else None
 
     def release_joints(self) -> None:
         """Switch off PyBullet's default velocity motors so the joints move freely."""
-        n = len(self._joints)
+        joints = self._joints + self._upper
+        n = len(joints)
         p.setJointMotorControlArray(
             self.body_id,
-            self._joints,
+            joints,
             p.VELOCITY_CONTROL,
             targetVelocities=[0.0] * n,
             forces=[0.0] * n,
@@ -175,6 +212,36 @@ class Robot(RobotBase):
         v = np.zeros_like(q) if velocities is None else self._shaped(velocities, "v").ravel()
         for j, qj, vj in zip(self._joints, q, v, strict=True):
             p.resetJointState(self.body_id, j, float(qj), float(vj), physicsClientId=self.client)
+
+    def set_upper_positions(self, q) -> None:
+        """Teleport the upper body's joints to ``q`` (n,), at rest."""
+        for j, qj in zip(self._upper, np.ravel(q), strict=True):
+            p.resetJointState(self.body_id, j, float(qj), 0.0, physicsClientId=self.client)
+
+    def upper_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """The upper body's joint positions and velocities, each (n,) (empty without one)."""
+        if not self._upper:
+            return np.zeros(0), np.zeros(0)
+        states = p.getJointStates(self.body_id, self._upper, physicsClientId=self.client)
+        return np.array([s[0] for s in states]), np.array([s[1] for s in states])
+
+    def command_upper(self, q, v=None) -> None:
+        """Position-command the upper body's joints to ``q`` (n,) with target velocities
+        ``v`` (default 0): stiff motors (DEFAULT_KP, DEFAULT_KD) at the URDF effort limits."""
+        if not self._upper:
+            return
+        n = len(self._upper)
+        p.setJointMotorControlArray(
+            self.body_id,
+            self._upper,
+            p.POSITION_CONTROL,
+            targetPositions=[float(x) for x in q],
+            targetVelocities=[0.0] * n if v is None else [float(x) for x in v],
+            positionGains=[DEFAULT_KP] * n,
+            velocityGains=[DEFAULT_KD] * n,
+            forces=self.upper_effort.tolist(),
+            physicsClientId=self.client,
+        )
 
     # ------------------------------------------------------------------ state
     def joint_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -264,13 +331,14 @@ class Robot(RobotBase):
         lin, ang = p.getBaseVelocity(body, physicsClientId=cid)
         states = p.getJointStates(body, self._joints, physicsClientId=cid)
         links = p.getLinkStates(
-            body, self._all_links, computeForwardKinematics=1, physicsClientId=cid
-        )
-        touching = {
-            c[3]
-            for c in p.getContactPoints(bodyA=body, bodyB=self.world.ground_id, physicsClientId=cid)
-            if is_touch(c)
-        }
+            body, self._all_links, computeLinkVelocity=int(self.track_momentum),
+            computeForwardKinematics=1, physicsClientId=cid,
+        )  # fmt: skip
+        touching, force = set(), {}
+        for c in p.getContactPoints(bodyA=body, bodyB=self.world.ground_id, physicsClientId=cid):
+            if is_touch(c):
+                touching.add(c[3])
+                force[c[3]] = force.get(c[3], 0.0) + c[9]
         # centre of mass in plain floats (numpy per link costs more than it saves here)
         m0 = self._mass_list[0]
         x, y, z = m0 * pos[0], m0 * pos[1], m0 * pos[2]
@@ -284,6 +352,8 @@ class Robot(RobotBase):
         if self._held is not None:  # the joints' torque: the motors' and the feedforward
             tau = tuple(a + b for a, b in zip(tau, self._held, strict=True))
         feet = self._feet
+        com = (x / mass, y / mass, z / mass)
+        upper = self._upper_reading(body, links) if self._upper else ((), None, None, None)
         return Sensed(
             pos,
             quat,
@@ -293,12 +363,36 @@ class Robot(RobotBase):
             qd,
             tau,
             [links[f][4] for f in feet],
-            (x / mass, y / mass, z / mass),
+            com,
             [f in touching for f in feet],
             -1 in touching,
             not touching <= self._foot_or_base,
             [links[f][5] for f in feet],
+            [force.get(f, 0.0) for f in feet],
+            self._momentum_z(com, pos, quat, lin, ang, links) if self.track_momentum else math.nan,
+            *upper,
         )
+
+    def _momentum_z(self, com, pos, quat, lin, ang, links) -> float:
+        """The robot's angular momentum about the vertical through its centre of mass:
+        each link's m (r - c) x v plus its own spin (R I R^T w), z components."""
+        cx, cy, _ = com
+        frames = [(pos, quat, lin, ang)] + [(s[0], s[1], s[6], s[7]) for s in links]
+        h = 0.0
+        for m, inertia, (r, q, v, w) in zip(self._mass_list, self._inertia_list, frames,
+                                            strict=True):  # fmt: skip
+            h += m * ((r[0] - cx) * v[1] - (r[1] - cy) * v[0])
+            h += _spin_z(q, inertia, w)
+        return h
+
+    def _upper_reading(self, body, links):
+        """(upper joint positions, head centre, head and chest quaternions)."""
+        cid = self.client
+        q = tuple(s[0] for s in p.getJointStates(body, self._upper, physicsClientId=cid))
+        head = links[self._head_link] if self._head_link is not None else None
+        chest = links[self._chest_link] if self._chest_link is not None else None
+        return (q, None if head is None else head[4], None if head is None else head[5],
+                None if chest is None else chest[5])  # fmt: skip
 
     def _mass_points(self) -> tuple[np.ndarray, np.ndarray]:
         cid, body = self.client, self.body_id

@@ -20,11 +20,12 @@ from ..geometry import GRAVITY
 from ..path import Arc, Straight, TurnInPlace
 from ..terrain import Flat, Rough, scalar_height
 from ..validate import turn_radius as natural_turn_radius
-from ..walker import Walker, resolve_entry
+from ..walker import Walker, lean_cadence, resolve_entry
 from .controller import ControlConfig, GaitController
 from .engine import DEFAULT_ENGINE, check_engine, load_robot, make_world
 from .metrics import fall_reason, summarize, verdict
 from .summary import RunSummary
+from .upper_metrics import upper_body_figures
 
 
 def default_body(entry) -> str:
@@ -166,12 +167,14 @@ def simulate(
     entry = body.entry
     start, friction = _spread(entry, speed_scale, friction, seed)
     config = config if config is not None else ControlConfig()
-    speed = entry.gait.clip_speed * speed_scale
+    options = physics_walker_options(walker_options)
+    # the upright lean's cadence: a faster step downhill is a faster walk
+    terrain = terrain if terrain is not None else Flat()
+    speed = entry.gait.clip_speed * speed_scale * lean_cadence(terrain, options.get("lean"))
     path = make_path(entry, speed, turn_radius, yaw_rate)
     reach = float(np.max(np.abs(body.geometry.homes[:, :2]))) + 0.5
-    terrain = terrain if terrain is not None else Flat()
     terrain = cover_path(terrain, path, speed * seconds * 1.5 + 1.0, reach)
-    kin = Walker(entry, terrain, path, speed_scale, **physics_walker_options(walker_options))
+    kin = Walker(entry, terrain, path, speed_scale, **options)
     world = make_world(
         engine,
         terrain,
@@ -277,7 +280,23 @@ def _summary(ctl: GaitController, kin: Walker, rec: dict) -> dict:
     duty, want = summary["duty_by_leg"], kin.gait.duty
     summary["duty_error_max"] = max(abs(d - want) for d in duty)
     summary["duty_error_mean"] = abs(sum(duty) / len(duty) - want)
+    summary.update(_upper_figures(ctl, kin, rec, summary))
+    has = kin.upper is not None
+    summary.update(arms=kin.arms if has else None, twist=kin.twist if has else None,
+                   gaze=kin.gaze if has else None, lean=kin.lean)  # fmt: skip
     return summary
+
+
+def _upper_figures(ctl: GaitController, kin: Walker, rec: dict, summary: dict) -> dict:
+    """``upper_metrics``' figures (yaw balance, twist, head) up to a fall."""
+    t = rec["t"]
+    end = len(t)
+    if summary["fell"]:
+        end = max(1, int(np.searchsorted(t - t[0], summary["time_to_fall_s"])))
+    return upper_body_figures(
+        rec, mass=ctl.robot.mass, cycle_steps=kin.cycle / kin.nominal_speed / ctl.dt,
+        end=end, kinematic=ctl.config.body == "kinematic",
+    )  # fmt: skip
 
 
 def _fallen(ctl: GaitController, walker: Walker, ground=None) -> bool:

@@ -73,6 +73,21 @@ class RunSummary:
     assist_mean_torque_nm: float | None = None
     duty_error_max: float
     duty_error_mean: float
+    # -- yaw balance and the upper body (gaitsim.sim.upper_metrics; None: no such part, or
+    # a summary from before these figures)
+    yaw_moment_rms_nm: float | None = None
+    yaw_moment_com_rms_nm: float | None = None
+    hip_twist_deg: float | None = None
+    shoulder_twist_deg: float | None = None
+    shoulder_hip_ratio: float | None = None
+    base_bob_mm: float | None = None
+    head_bob_mm: float | None = None
+    head_pitch_deg_rms: float | None = None
+    gaze_lead_s: float | None = None
+    arms: str | None = None  # the upper-body modes it ran (None: no upper body)
+    twist: bool | None = None
+    gaze: str | None = None
+    lean: str | bool = False
     # -- the scenario it ran
     walker: str
     terrain: str  # Terrain.describe()

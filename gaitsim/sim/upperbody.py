@@ -1,0 +1,129 @@
+"""The upper body in physics: the torso, arms and head of ``gaitsim.upper`` as joint
+position commands, every control step.
+
+The waist and the arms follow the kinematic rules at the controller's gait distance (pure
+functions of the gait phase). The head is stabilised against the *measured* body: its
+neck base's height is low-passed over one gait cycle, the neck pitches so that the head
+cancels ``gaze_gain`` of the base's deviation from that mean (and of the body's measured
+pitch), the head pitches to stay level, and the neck turns the gaze along the heading the
+reference path has ``preview_s`` seconds ahead (the measured chest yaw taken out). With
+``gaze="fixed"`` the neck holds its neutral pose.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..upper import hip_twist, neck_angles, upper_joints
+from .reference import rot_from_quat, wrap, yaw_of
+
+
+class UpperBodyDriver:
+    """Commands one robot's upper body (``walker.upper``) along the controller's gait."""
+
+    def __init__(self, walker, robot, dt: float, sub_dt: float):
+        self.walker, self.robot, self.dt, self.sub_dt = walker, robot, dt, sub_dt
+        self.ug = walker.upper
+        self.names = self.ug.joint_names
+        self._head = self.ug.head
+        self._k_neck = self.names.index("neck_yaw") if self._head is not None else None
+        self._k_waist = 0 if self.ug.torso is not None else None
+        self._tau = walker.cycle / walker.nominal_speed  # s: the neck base's low-pass
+        self._mean_z = None
+        self._held = None
+        self._last = None
+        self._twisting = self.ug.torso is not None and walker.twist  # twist off: waist at 0
+        if self._head is not None:
+            k = self._k_neck
+            self._mount = tuple(float(c) for c in self._head.mount)
+            self._lo = robot.body.upper_lower[k : k + 3]
+            self._hi = robot.body.upper_upper[k : k + 3]
+        if self.ug.torso is not None:
+            self._waist_at = tuple(float(c) for c in self.ug.torso.waist)
+            self._wlo = float(robot.body.upper_lower[0])
+            self._whi = float(robot.body.upper_upper[0])
+
+    def rule(self, s: float, speed_scale: float = 1.0) -> np.ndarray:
+        """The kinematic rules' joints at gait distance ``s``, the head held neutral."""
+        w = self.walker
+        return upper_joints(self.ug, w.gait, np.asarray(s, dtype=float),
+                            speed_scale=w.speed_scale * speed_scale, arms=w.arms,
+                            twist=w.twist, gaze="fixed")  # fmt: skip
+
+    def reset(self, q0) -> None:
+        """Start from joints ``q0`` (the Walker's pose), held."""
+        self._mean_z = None
+        self._held = None  # the pitch loop's last neck and head commands
+        self._last = np.asarray(q0, dtype=float)
+        self.robot.set_upper_positions(self._last)
+        self.robot.command_upper(self._last)
+
+    @property
+    def closed_loop(self) -> bool:
+        """Whether a loop on the measured body runs every physics substep (``hold``): the
+        chest's yaw (a twisting torso) or the head's pitch (a stabilised head)."""
+        return self._twisting or (self._head is not None and self.walker.gaze == "stabilised")
+
+    def step(self, s: float, sensed, gaze_heading: float, heading: float) -> np.ndarray:
+        """Command the joints for gait distance ``s`` and the measured state ``sensed``;
+        ``heading``: the reference path's heading now, ``gaze_heading``: ``preview_s``
+        ahead. Returns the joint targets."""
+        w = self.walker
+        q = self.rule(s)
+        self._v = (q - self._last) / self.dt  # the rules' velocity feedforward
+        self._last = q.copy()
+        self._q, self._heading = q, heading
+        if self.ug.torso is not None and w.twist:  # the shoulders' twist, in the world
+            tw = float(hip_twist(self.ug, w.gait, s, w.speed_scale))
+            self._chest = -self.ug.torso.shoulder_ratio * tw
+        if self._head is not None and w.gaze == "stabilised":
+            waist = sensed.upper_positions[0] if self.ug.torso is not None else 0.0
+            q[self._k_neck] = wrap(gaze_heading - yaw_of(sensed.quaternion) - waist)
+        if self.closed_loop:
+            self.hold(sensed.position, sensed.quaternion, self.sub_dt)
+        else:
+            self.robot.command_upper(q, self._v)
+        return q
+
+    def hold(self, position, quaternion, dt: float) -> None:
+        """The loops on the measured body pose now (position, (x, y, z, w)) for the next
+        ``dt`` seconds, run every physics substep (a loop closed once per control period
+        lags the body by a period):
+
+        - the waist turns the chest to the shoulders' twist about the path heading,
+          whatever the hips' measured yaw (twist off: the waist holds 0, the chest turns
+          with the hips);
+        - the head: the neck base's height is low-passed over a gait cycle, the neck
+          pitches to cancel ``gaze_gain`` of its deviation, the head stays level.
+        """
+        q, r = self._q, rot_from_quat(quaternion)  # row-major body-to-world
+        waist = 0.0
+        if self._twisting:
+            hips = wrap(yaw_of(quaternion) - self._heading)
+            waist = q[0] = min(max(self._chest - hips, self._wlo), self._whi)
+        if self._head is not None and self.walker.gaze == "stabilised":
+            self._hold_head(q, r, position, waist, dt)
+        self.robot.command_upper(q, self._v)
+
+    def _hold_head(self, q, r, position, waist: float, dt: float) -> None:
+        h, k = self._head, self._k_neck
+        mount = self._mount
+        if self.ug.torso is not None:  # the mount turns with the chest about the waist
+            o = self._waist_at
+            c, sn = math.cos(waist), math.sin(waist)
+            dx, dy = mount[0] - o[0], mount[1] - o[1]
+            mount = (o[0] + c * dx - sn * dy, o[1] + sn * dx + c * dy, mount[2])
+        z = position[2] + r[6] * mount[0] + r[7] * mount[1] + r[8] * mount[2]
+        if self._mean_z is None:
+            self._mean_z = z
+        self._mean_z += min(dt / self._tau, 1.0) * (z - self._mean_z)
+        pitch = math.asin(max(-1.0, min(1.0, -r[6])))  # the body's, + nose down
+        neck_p, head_p = neck_angles(h, -h.gaze_gain * (z - self._mean_z), pitch)
+        q[k + 1], q[k + 2] = float(neck_p), float(head_p)
+        q[k : k + 3] = np.clip(q[k : k + 3], self._lo, self._hi)
+        if self._held is not None:  # the pitch loop's own velocity feedforward
+            self._v[k + 1] = (q[k + 1] - self._held[0]) / dt
+            self._v[k + 2] = (q[k + 2] - self._held[1]) / dt
+        self._held = (q[k + 1], q[k + 2])
