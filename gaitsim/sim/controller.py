@@ -541,8 +541,7 @@ class GaitController:
         reference path's heading ``preview_s`` ahead."""
         head = self.upper.ug.head
         ahead = self.speed * self.speed_scale * (head.preview_s if head is not None else 0.0)
-        self.q_upper = self.upper.step(self.s, sensed, self._ref(self.s_ref + ahead)[2],
-                                       self._ref(self.s_ref)[2])  # fmt: skip
+        self.q_upper = self.upper.step(self.s, sensed, self._ref(self.s_ref + ahead)[2])
 
     def push(self, velocity: float) -> None:
         """A sideways push: the whole robot's velocity changes by ``velocity`` m/s toward

@@ -31,7 +31,7 @@ class UpperBodyDriver:
         self._k_neck = self.names.index("neck_yaw") if self._head is not None else None
         self._k_waist = 0 if self.ug.torso is not None else None
         self._tau = walker.cycle / walker.nominal_speed  # s: the neck base's low-pass
-        self._mean_z = None
+        self._mean_z = self._hips_mean = None
         self._held = None
         self._last = None
         self._twisting = self.ug.torso is not None and walker.twist  # twist off: waist at 0
@@ -54,7 +54,7 @@ class UpperBodyDriver:
 
     def reset(self, q0) -> None:
         """Start from joints ``q0`` (the Walker's pose), held."""
-        self._mean_z = None
+        self._mean_z = self._hips_mean = None
         self._held = None  # the pitch loop's last neck and head commands
         self._last = np.asarray(q0, dtype=float)
         self.robot.set_upper_positions(self._last)
@@ -66,15 +66,15 @@ class UpperBodyDriver:
         chest's yaw (a twisting torso) or the head's pitch (a stabilised head)."""
         return self._twisting or (self._head is not None and self.walker.gaze == "stabilised")
 
-    def step(self, s: float, sensed, gaze_heading: float, heading: float) -> np.ndarray:
+    def step(self, s: float, sensed, gaze_heading: float) -> np.ndarray:
         """Command the joints for gait distance ``s`` and the measured state ``sensed``;
-        ``heading``: the reference path's heading now, ``gaze_heading``: ``preview_s``
-        ahead. Returns the joint targets."""
+        ``gaze_heading``: the reference path's heading ``preview_s`` ahead. Returns the
+        joint targets."""
         w = self.walker
         q = self.rule(s)
         self._v = (q - self._last) / self.dt  # the rules' velocity feedforward
         self._last = q.copy()
-        self._q, self._heading = q, heading
+        self._q = q
         if self.ug.torso is not None and w.twist:  # the shoulders' twist, in the world
             tw = float(hip_twist(self.ug, w.gait, s, w.speed_scale))
             self._chest = -self.ug.torso.shoulder_ratio * tw
@@ -92,16 +92,22 @@ class UpperBodyDriver:
         ``dt`` seconds, run every physics substep (a loop closed once per control period
         lags the body by a period):
 
-        - the waist turns the chest to the shoulders' twist about the path heading,
-          whatever the hips' measured yaw (twist off: the waist holds 0, the chest turns
-          with the hips);
+        - the waist turns the chest to the shoulders' twist about the hips' mean heading
+          (their yaw low-passed over a gait cycle), whatever the hips' measured twist about
+          it (twist off: the waist holds 0, the chest turns with the hips). About the path's
+          heading instead, a body lagging on a turn had its chest pulled toward the path
+          and its hips, by the reaction, further away (the mechanic lost a 1 m arc);
         - the head: the neck base's height is low-passed over a gait cycle, the neck
           pitches to cancel ``gaze_gain`` of its deviation, the head stays level.
         """
         q, r = self._q, rot_from_quat(quaternion)  # row-major body-to-world
         waist = 0.0
-        if self._twisting:
-            hips = wrap(yaw_of(quaternion) - self._heading)
+        if self._twisting:  # the hips' yaw about their own mean heading over a gait cycle
+            yaw = yaw_of(quaternion)
+            if self._hips_mean is None:
+                self._hips_mean = yaw
+            self._hips_mean += min(dt / self._tau, 1.0) * wrap(yaw - self._hips_mean)
+            hips = wrap(yaw - self._hips_mean)
             waist = q[0] = min(max(self._chest - hips, self._wlo), self._whi)
         if self._head is not None and self.walker.gaze == "stabilised":
             self._hold_head(q, r, position, waist, dt)
