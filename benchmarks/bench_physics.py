@@ -328,14 +328,14 @@ def bench_overhead(blocks: int, block_steps: int, warmup: int) -> dict:
 def phase_clock():
     """Time simulate()'s phases by wrapping the names it looks up in gaitsim.sim.run."""
     marks: dict = {}
-    saved = {k: getattr(run_mod, k) for k in ("World", "GaitController", "summarize")}
+    saved = {k: getattr(run_mod, k) for k in ("make_world", "GaitController", "summarize")}
 
     physics = Timers()
     marks["physics"] = physics
 
     def world(*a, **kw):
         marks["world"] = time.perf_counter()
-        w = saved["World"](*a, **kw)
+        w = saved["make_world"](*a, **kw)
         w.step = physics.wrap("physics", w.step)  # the substeps' wall time (~0.25 us a call)
         return w
 
@@ -348,7 +348,7 @@ def phase_clock():
         marks["summarize"] = time.perf_counter()
         return saved["summarize"](*a, **kw)
 
-    run_mod.World, run_mod.GaitController, run_mod.summarize = world, controller, summarize
+    run_mod.make_world, run_mod.GaitController, run_mod.summarize = world, controller, summarize
     try:
         yield marks
     finally:

@@ -65,6 +65,20 @@ def test_every_benchmark_answers_help():
         assert out.returncode == 0 and "usage" in out.stdout, (name, out.stderr)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["bench_physics.py", "bench_engines.py", "bench_envs.py"])
+def test_benchmarks_quick_runs_finish(name):
+    """Every physics benchmark still runs against the current code (a smoke run: a
+    benchmark that wraps a renamed function broke once without any test noticing)."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / name), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, (name, out.stderr[-2000:])
+
+
 def test_rollout_digest_is_reproducible(tmp_path):
     """The bit-for-bit check used on every speed-up: two runs give the same digests."""
     runs = []
