@@ -367,11 +367,21 @@ def test_ctrl_c_stops_a_long_walk_cleanly():
     import sys
     import time
 
+    def interruptible():
+        # a terminal's Ctrl-C: SIGINT handled. A suite started in the background by a
+        # non-interactive shell inherits SIGINT ignored (POSIX), and so would the walk
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
     cmd = [sys.executable, "-m", "gaitsim.cli", "walk", "fox", "--seconds", "36000", "-q"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible)  # fmt: skip
     time.sleep(4.0)
     assert proc.poll() is None, proc.stderr.read()
     proc.send_signal(signal.SIGINT)
-    err = proc.communicate(timeout=30)[1]
+    try:
+        err = proc.communicate(timeout=30)[1]
+    finally:
+        if proc.poll() is None:  # never leave a ten-hour walk running behind a failure
+            proc.kill()
     assert proc.returncode == 130, err  # the shell's code for an interrupt
     assert "Traceback" not in err
