@@ -69,8 +69,8 @@ def random_walker(
         raise ValueError(f"knee must be one of {', '.join(KNEE_KINDS)}, got {knee!r}")
     length = _log_uniform(rng, *LEG_LENGTH_RANGE)
     ratio = _log_uniform(rng, *BONE_RATIO_RANGE)
-    upper = length * ratio / (1.0 + ratio)
-    lower = length - upper
+    thigh = length * ratio / (1.0 + ratio)  # not ``upper``: that is the upper-body switch
+    shin = length - thigh
     d = float(duty) if duty is not None else float(rng.uniform(*DUTY_RANGE))
     stride = length * float(rng.uniform(0.25, 0.55))
     lift = length * float(rng.uniform(0.08, 0.18))
@@ -100,8 +100,8 @@ def random_walker(
                     "side": side,
                     "phase": float(phase),
                     "knee": k,
-                    "upper": round(upper, 5),
-                    "lower": round(lower, 5),
+                    "upper": round(thigh, 5),
+                    "lower": round(shin, 5),
                     "home": [round(sign * across, 5), 0.0, round(forward, 5)],
                 }
             )

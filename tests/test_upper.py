@@ -654,3 +654,17 @@ def test_walker_rejects_bad_upper_options():
     w = Walker(CAT["mechanic"])
     for option in ({"arms": "held"}, {"twist": False}, {"gaze": "fixed"}):
         assert Walker(CAT["mechanic"], **option).key != w.key, option
+
+
+def test_generated_walkers_have_an_upper_body_only_when_asked():
+    """``random_walker(seed)`` is the same walker as before upper bodies existed (its
+    legs' lengths once shadowed the switch and gave every walker a head); ``upper=True``
+    adds one to the same legs."""
+    from gaitsim.generate import random_walker
+
+    for seed in range(12):
+        plain = random_walker(seed)[f"generated_{seed}"]["gait"]
+        with_upper = random_walker(seed, upper=True)[f"generated_{seed}"]["gait"]
+        assert "upper_body" not in plain
+        assert "head" in with_upper.pop("upper_body")
+        assert with_upper == plain
