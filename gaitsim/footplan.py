@@ -171,11 +171,13 @@ class FootPlanner:
         self.s = float(s0)
 
     def advance(self, s: float, ds: float = 0.0, touchdown=None, corr=(0.0, 0.0),
-                lift_scale: float = 1.0, rate: float = 1.0):  # fmt: skip
+                lift_scale: float = 1.0, rate: float = 1.0, liftoff=None):  # fmt: skip
         """Move the plan to distance ``s``.
 
         ``touchdown``: per leg, the world (x, y) where a foot that touches down now really
-        is (None: the planned landing point plus ``corr``). ``ds``: the distance to the next
+        is (None: the planned landing point plus ``corr``); ``liftoff``: per leg, the world
+        (x, y) a stance foot that lifts off now is held at (None: its plant; a held sphere
+        foot that has rolled is a little off it). ``ds``: the distance to the next
         step, for the targets one step ahead. Returns ``(now, ahead, events)``: world
         targets now and ``ds`` later (a stance foot: its plant), and which legs changed
         between stance and swing. ``lift_scale`` and ``rate`` modulate the swing (see
@@ -196,6 +198,8 @@ class FootPlanner:
                 self.plant[i] = (fx, fy, self.rest_z(i, fx, fy))
             elif not st and self.stance[i]:  # lift-off: plan the swing to the next plant
                 self.lift_from[i] = self.plant[i]
+                if liftoff is not None:  # from where the foot really is held
+                    self.lift_from[i] = (liftoff[i][0], liftoff[i][1], self.plant[i][2])
                 self.land_at[i] = self.plant_point(i, self.mid_after(s, t))
             events.append(st != self.stance[i])
             self.stance[i] = st

@@ -122,3 +122,51 @@ def test_the_controllers_rolling_offset_is_the_metrics_one(q0, q1, radius):
     ox, oy = ctl._rolled(0, q1)
     want = rolled(np.array(q0), np.array(q1), radius)
     assert (ox, oy) == pytest.approx((want[0], want[1]), abs=1e-9)
+
+
+def _late_swing_leg(ctl) -> int:
+    """Step ``ctl`` until some leg is past the early-hold point of its swing; its index."""
+    for _ in range(200):
+        plan = ctl.planner
+        for i, (st_, u) in enumerate(zip(plan.stance, plan.swing_progress, strict=True)):
+            if not st_ and 0.6 < u < 0.8:
+                return i
+        ctl.step()
+    raise AssertionError("no leg reached its late swing in 200 steps")
+
+
+def test_a_foot_that_lands_early_is_held_where_it_touched():
+    """Late in its swing a foot that the sensors report on the ground stays at that point
+    (on the ground under it) on the following steps, touching or not, until its stance;
+    with ``early_hold=1`` it follows the arc on."""
+    entry = resolve_entry("horn_beetle")
+    with World() as world:
+        robot = Robot(world, entry)
+        kin = Walker(entry, **physics_walker_options())
+        ctl = GaitController(world, robot, kin, ControlConfig(), record=False)
+        i = _late_swing_leg(ctl)
+        sensed = ctl.sensed
+        touch = list(sensed.contacts)
+        touch[i] = True
+        fx, fy, _ = sensed.feet[i]
+        now, ahead, _ = ctl._plan_feet(sensed._replace(contacts=touch), (0.0, 0.0))
+        held = (fx, fy, ctl.planner.rest_z(i, fx, fy))
+        assert now[i] == ahead[i] == pytest.approx(held)
+        ctl.s += 0.01 * ctl.planner.cycle  # a moment later, the sensor no longer sees it
+        now2, _, _ = ctl._plan_feet(sensed, (0.0, 0.0))
+        assert not ctl.planner.stance[i] and now2[i] == pytest.approx(held)
+        # the arc itself would have moved on
+        assert ctl.planner.swing_target(i, ctl.planner.swing_progress[i]) != pytest.approx(held)
+
+        free = GaitController(world, robot, kin, ControlConfig(early_hold=1.0), record=False)
+        j = _late_swing_leg(free)
+        touch = list(free.sensed.contacts)
+        touch[j] = True
+        now, _, _ = free._plan_feet(free.sensed._replace(contacts=touch), (0.0, 0.0))
+        u = free.planner.swing_progress[j]
+        assert now[j] == pytest.approx(free.planner.swing_target(j, u))
+
+
+def test_early_hold_is_a_share_of_the_swing():
+    with pytest.raises(ValueError, match="early_hold"):
+        ControlConfig(early_hold=1.5)

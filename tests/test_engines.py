@@ -193,9 +193,6 @@ def test_a_diverged_mujoco_state_is_reported_not_reset():
 # ---------------------------------------------------------------------------- walking
 
 BUILT_IN = ("fox", "hound", "horn_beetle", "spider_bot")
-# touchdowns per stance on MuJoCo above PyBullet's 1.2 bound, with their own (measured:
-# the horn beetle 1.35; 0.97-1.35 as the MuJoCo step, armature or damping change)
-MUJOCO_TOUCHDOWNS = {"horn_beetle": 1.4}
 
 
 @pytest.mark.parametrize("name", BUILT_IN)
@@ -211,7 +208,7 @@ def test_built_in_walkers_walk_on_mujoco_as_on_pybullet(name):
     assert abs(mj["speed_ratio"] - pb["speed_ratio"]) <= 0.1
     assert mj["duty_error_max"] <= 0.08 and mj["duty_error_mean"] <= 0.05
     assert mj["contact_timing_error"] <= 0.10
-    assert mj["touchdowns_per_stance"] <= MUJOCO_TOUCHDOWNS.get(name, 1.2)
+    assert mj["touchdowns_per_stance"] <= 1.2
 
 
 def millipede() -> dict:
