@@ -108,15 +108,20 @@ PIECES = (
 )
 
 
-def replay(robot, world, commands, torques, n_sub: int) -> float:
-    """Send a walk's recorded joint commands and torque feedforward to a twin robot and step
-    its world as the walk did (the same motion, bit for bit); returns the wall time."""
-    cmd, tq, step = robot.command_joint_list, robot.command_torque_list, world.step
+def replay(robot, world, events) -> float:
+    """Send a walk's recorded commands to a twin robot and step its world as the walk did:
+    the leg joints' position commands, the torque feedforward, the upper body's joint
+    commands (a closed-loop head or waist is commanded before every substep) and the world
+    steps, in the walk's order (the same motion, bit for bit); returns the wall time."""
+    calls = {
+        "legs": robot.command_joint_list,
+        "torque": robot.command_torque_list,
+        "upper": robot.command_upper,
+        "step": world.step,
+    }
     t0 = time.perf_counter()
-    for (q, v, kp, forces), tau in zip(commands, torques, strict=True):
-        cmd(q, v, kp, forces)
-        tq(tau)  # held through the substeps, as the controller does
-        step(n_sub)
+    for kind, args, kw in events:
+        calls[kind](*args, **kw)
     return time.perf_counter() - t0
 
 
@@ -197,9 +202,10 @@ def bench_overhead(blocks: int, block_steps: int, warmup: int) -> dict:
     each placed and commanded by a GaitController built as simulate() builds it:
 
     - ``walk``: stepped by ``ctl.step()`` (record=True): the full control step;
-    - ``replay``: never stepped by its controller; each control step it gets the walking
-      robot's joint position commands (one setJointMotorControlArray call) and
-      ``world.step(substeps)``. The physics is deterministic, so it makes exactly the
+    - ``replay``: never stepped by its controller; it gets the walking robot's commands and
+      world steps in the walk's order (``replay``: per control step one leg command, the
+      torque feedforward, and with a closed-loop head an upper-body command before each
+      substep). The physics is deterministic, so it makes exactly the
       walking robot's motion (checked: ``replay_base_gap_m``): bare physics of the same
       work. The headline ratio is walk / replay;
     - ``held``: stands where it was placed, held by position control (the stance gains)
@@ -210,26 +216,28 @@ def bench_overhead(blocks: int, block_steps: int, warmup: int) -> dict:
     world_r, ctl_r = build("fox", record=False)
     world_h, _ = build("fox", record=False)
     n_sub = ctl.substeps
-    commands: list = []
-    torques: list = []
-    command, torque = ctl.robot.command_joint_list, ctl.robot.command_torque_list
+    events: list = []  # the walk's commands and world steps, in order (a list append each)
 
-    def capture(q, v=None, kp=None, forces=None):  # a list append per control step: ~0.1 us
-        commands.append((q, v, kp, forces))
-        command(q, v, kp, forces)
+    def frozen(a):  # the controller reuses its arrays (the head's targets change in place)
+        return a.copy() if hasattr(a, "copy") else a
 
-    def capture_torque(tau):  # once per control step
-        torques.append(tau)
-        torque(tau)
+    def capture(kind, fn):
+        def captured(*args, **kw):
+            events.append((kind, tuple(map(frozen, args)), {k: frozen(v) for k, v in kw.items()}))
+            return fn(*args, **kw)
 
-    ctl.robot.command_joint_list = capture
-    ctl.robot.command_torque_list = capture_torque
+        return captured
+
+    robot = ctl.robot
+    robot.command_joint_list = capture("legs", robot.command_joint_list)
+    robot.command_torque_list = capture("torque", robot.command_torque_list)
+    robot.command_upper = capture("upper", robot.command_upper)
+    world.step = capture("step", world.step)
     timers = Timers()
     try:
 
         def walk_block(instrument: bool) -> float:
-            commands.clear()
-            torques.clear()
+            events.clear()
             step = ctl.step
             if instrument:
                 with instrumented(ctl, timers):
@@ -243,7 +251,7 @@ def bench_overhead(blocks: int, block_steps: int, warmup: int) -> dict:
             return time.perf_counter() - t0
 
         def replay_block() -> float:
-            return replay(ctl_r.robot, world_r, commands, torques, n_sub)
+            return replay(ctl_r.robot, world_r, events)
 
         def held_block() -> float:
             step = world_h.step
@@ -253,11 +261,10 @@ def bench_overhead(blocks: int, block_steps: int, warmup: int) -> dict:
             return time.perf_counter() - t0
 
         # warm-up: the first steps (first table extension, caches); the twins follow
-        commands.clear()
-        torques.clear()
+        events.clear()
         for _ in range(warmup):
             ctl.step()
-        replay(ctl_r.robot, world_r, commands, torques, n_sub)
+        replay(ctl_r.robot, world_r, events)
         world_h.step(warmup * n_sub)
 
         t_walk, t_replay, t_held, t_instr, t_instr_replay = [], [], [], [], []

@@ -321,6 +321,16 @@ def neck_angles(head: Head, rise, body_pitch, stabilised: bool = True):
     return phi - body_pitch, -phi
 
 
+def neck_angles_at(head: Head, rise: float, body_pitch: float) -> tuple[float, float]:
+    """``neck_angles`` (stabilised) for one pose, in scalar arithmetic: the same numbers bit
+    for bit (numpy's arccos of a float, min/max for the clip), without numpy's per-call cost
+    in the loop that holds the head every physics substep."""
+    phi0 = math.radians(head.neck_deg)
+    c = min(max(math.cos(phi0) + rise / head.neck, min(math.cos(1.4), math.cos(phi0))), 1.0)
+    phi = math.copysign(1.0, phi0) * float(np.arccos(c))
+    return phi - body_pitch, -phi
+
+
 def upper_joints(ug, gait, distance, *, speed_scale=1.0, arms="swing", twist=True,
                  gaze="stabilised", bob=None, body_pitch=None, gaze_yaw=None):  # fmt: skip
     """The upper-body joint angles ``(..., n_joints)`` (``UpperGeometry.joint_names``

@@ -34,6 +34,7 @@ from gaitsim.upper import (
     arm_angles,
     hip_twist,
     neck_angles,
+    neck_angles_at,
     side_signals,
     step_rate,
     upper_geometry,
@@ -511,6 +512,21 @@ def test_neck_angles_raise_the_head_by_rise_and_keep_it_level(neck, neck_deg, c,
     phi = body_pitch + n  # the neck's world lean
     assert neck * math.cos(phi) - neck * math.cos(phi0) == pytest.approx(rise, abs=1e-9)
     assert body_pitch + n + h == pytest.approx(0.0, abs=1e-12)  # the head is level
+
+
+@given(
+    neck=st.floats(0.01, 2.0),
+    neck_deg=st.floats(-80.0, 80.0),
+    rise=st.floats(-3.0, 3.0),
+    body_pitch=st.floats(-0.6, 0.6),
+)
+def test_the_scalar_neck_angles_are_the_vectorised_ones_bit_for_bit(neck, neck_deg, rise,
+                                                                     body_pitch):  # fmt: skip
+    # the head loop (every physics substep) uses the scalar one; the kinematics and the
+    # clips the vectorised one: a run must not depend on which
+    head = _head(neck, neck_deg)
+    want = tuple(float(x) for x in neck_angles(head, rise, body_pitch))
+    assert neck_angles_at(head, rise, body_pitch) == want
 
 
 @given(neck_deg=st.floats(-90.0, 90.0), neck=st.floats(0.01, 2.0))

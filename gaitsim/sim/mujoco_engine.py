@@ -448,13 +448,14 @@ class MujocoRobot(RobotBase):
         if not len(self._uqadr):
             return
         m, nl = self.model, self._nl
+        if self._uq is None:  # the motors' constants: set on the first command after a release
+            self._urate = DEFAULT_KP / DEFAULT_KD / self.world.dt
+            m.actuator_gainprm[nl:, 0] = self._udamping * DEFAULT_KD
+            m.actuator_biasprm[nl:, 2] = -self._udamping * DEFAULT_KD
+            m.actuator_forcerange[nl:, 0] = -self.upper_effort
+            m.actuator_forcerange[nl:, 1] = self.upper_effort
         self._uq = np.asarray(q, dtype=float)
         self._uv = np.zeros(len(self._uq)) if v is None else np.asarray(v, dtype=float)
-        self._urate = DEFAULT_KP / DEFAULT_KD / self.world.dt
-        m.actuator_gainprm[nl:, 0] = self._udamping * DEFAULT_KD
-        m.actuator_biasprm[nl:, 2] = -self._udamping * DEFAULT_KD
-        m.actuator_forcerange[nl:, 0] = -self.upper_effort
-        m.actuator_forcerange[nl:, 1] = self.upper_effort
         self._servo()
 
     def command_joint_list(self, q, v=None, kp=None, forces=None, kd=None) -> None:

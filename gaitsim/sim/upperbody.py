@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ..upper import hip_twist, neck_angles, upper_joints
+from ..upper import hip_twist, neck_angles_at, upper_joints
 from .reference import rot_from_quat, wrap, yaw_of
 
 
@@ -38,8 +38,8 @@ class UpperBodyDriver:
         if self._head is not None:
             k = self._k_neck
             self._mount = tuple(float(c) for c in self._head.mount)
-            self._lo = robot.body.upper_lower[k : k + 3]
-            self._hi = robot.body.upper_upper[k : k + 3]
+            self._lo = tuple(map(float, robot.body.upper_lower[k : k + 3]))
+            self._hi = tuple(map(float, robot.body.upper_upper[k : k + 3]))
         if self.ug.torso is not None:
             self._waist_at = tuple(float(c) for c in self.ug.torso.waist)
             self._wlo = float(robot.body.upper_lower[0])
@@ -126,9 +126,11 @@ class UpperBodyDriver:
             self._mean_z = z
         self._mean_z += min(dt / self._tau, 1.0) * (z - self._mean_z)
         pitch = math.asin(max(-1.0, min(1.0, -r[6])))  # the body's, + nose down
-        neck_p, head_p = neck_angles(h, -h.gaze_gain * (z - self._mean_z), pitch)
-        q[k + 1], q[k + 2] = float(neck_p), float(head_p)
-        q[k : k + 3] = np.clip(q[k : k + 3], self._lo, self._hi)
+        neck_p, head_p = neck_angles_at(h, -h.gaze_gain * (z - self._mean_z), pitch)
+        lo, hi = self._lo, self._hi  # the joints' limits (min/max: np.clip's numbers)
+        q[k] = min(max(q[k], lo[0]), hi[0])
+        q[k + 1] = min(max(neck_p, lo[1]), hi[1])
+        q[k + 2] = min(max(head_p, lo[2]), hi[2])
         if self._held is not None:  # the pitch loop's own velocity feedforward
             self._v[k + 1] = (q[k + 1] - self._held[0]) / dt
             self._v[k + 2] = (q[k + 2] - self._held[1]) / dt
