@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gaitsim.geometry import FOOT_PAD_DAMPING, FOOT_PAD_SINK, GRAVITY, foot_pad, geometry
-from gaitsim.sim.controller import ControlConfig, GaitController
+from gaitsim.sim.controller import LIFT_FIRST_UNTIL, ControlConfig, GaitController
 from gaitsim.sim.robot import Robot
 from gaitsim.sim.run import physics_walker_options, simulate
 from gaitsim.sim.world import World
@@ -165,6 +165,55 @@ def test_a_foot_that_lands_early_is_held_where_it_touched():
         now, _, _ = free._plan_feet(free.sensed._replace(contacts=touch), (0.0, 0.0))
         u = free.planner.swing_progress[j]
         assert now[j] == pytest.approx(free.planner.swing_target(j, u))
+
+
+def _lifting_leg(ctl) -> int:
+    """Step ``ctl`` until some leg has just begun its swing with its foot still on the
+    ground (the controller holding it); its index."""
+    for _ in range(200):
+        before = list(ctl.planner.stance)
+        ctl.step()
+        for i, (was, now) in enumerate(zip(before, ctl.planner.stance, strict=True)):
+            if was and not now and ctl._lifting[i]:
+                return i
+    raise AssertionError("no leg lifted off in 200 steps")
+
+
+def test_a_foot_still_down_after_lift_off_rises_where_it_stood_unless_dragged_off():
+    """Just after lift-off a foot the sensors still see on the ground keeps the x, y of its
+    lift-off point (it rises before it moves); one that the body has carried more than its
+    radius away from that point follows its arc."""
+    entry = resolve_entry("horn_beetle")
+    with World() as world:
+        robot = Robot(world, entry)
+        kin = Walker(entry, **physics_walker_options())
+        r = geometry(entry.gait).foot_radius
+        for drag, held in ((0.5 * r, True), (1.5 * r, False)):
+            ctl = GaitController(world, robot, kin, ControlConfig(), record=False)
+            i = _lifting_leg(ctl)
+            sensed = ctl.sensed
+            x, y, _ = ctl.planner.lift_from[i]
+            touch, feet = list(sensed.contacts), list(sensed.feet)
+            touch[i] = True
+            ctl._plan_feet(sensed._replace(contacts=touch), (0.0, 0.0))  # still down ...
+            ctl.s += 0.1 * ctl.planner.cycle  # ... a fifth of its swing on (the arc moved)
+            feet[i] = (x + drag, y, feet[i][2])  # carried forward by ``drag``
+            now, _, _ = ctl._plan_feet(sensed._replace(contacts=touch, feet=feet), (0.0, 0.0))
+            u = ctl.planner.swing_progress[i]
+            assert 0.1 < u < LIFT_FIRST_UNTIL
+            arc = ctl.planner.swing_target(i, u)
+            assert (x, y) != pytest.approx(arc[:2], abs=1e-3)  # the arc has moved on
+            want = (x, y) if held else arc[:2]
+            assert now[i][:2] == pytest.approx(want, abs=1e-9), (drag, held)
+            assert now[i][2] == pytest.approx(arc[2], abs=1e-9)  # rising on the arc
+
+
+def test_a_stretched_hind_leg_is_not_held_out_of_reach():
+    """The horn beetle at twice its stride: a hind foot dragged at lift-off, held where it
+    lifted, fell behind its stretched leg's reach (shortfall 125 mm, verdict out_of_reach);
+    let go once dragged, it walks within the verdict's 10 mm."""
+    s = simulate("horn_beetle", seconds=4.0, speed_scale=2.0).summary
+    assert s["max_shortfall_m"] <= 0.010 and s["verdict"] == "walked", s["verdict_reason"]
 
 
 def test_early_hold_is_a_share_of_the_swing():

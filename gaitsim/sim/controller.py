@@ -357,8 +357,12 @@ class GaitController:
         where it stood in x and y until it leaves the ground (at most half its swing): on
         the catalog's arc it would start forward as fast as it rises and drag over the
         ground while its pad unloads (measured: the lift-off sample was most of every
-        stance's slip, horn_beetle 2.4 -> 1.0 mm)."""
-        plan = self.planner
+        stance's slip, horn_beetle 2.4 -> 1.0 mm). A foot the body has dragged more than
+        its radius from that point is let go to its arc: held behind a body that walks on,
+        the point leaves the leg's reach and a stretched leg cannot lift its foot (the
+        horn beetle at twice its stride dragged a hind foot 40 mm, 125 mm out of reach).
+        """
+        plan, r = self.planner, self.geo.foot_radius
         for i, (st, u) in enumerate(zip(plan.stance, plan.swing_progress, strict=True)):
             if st:
                 self._lifting[i] = True
@@ -367,6 +371,10 @@ class GaitController:
                 self._lifting[i] = False
             if self._lifting[i]:
                 x, y, _ = plan.lift_from[i]
+                fx, fy, _ = sensed.feet[i]
+                if (fx - x) ** 2 + (fy - y) ** 2 > r * r:  # dragged off: the body has
+                    self._lifting[i] = False  # carried the foot past where it lifted
+                    continue
                 targets[i] = (x, y, targets[i][2])
                 ahead[i] = (x, y, ahead[i][2])
 
