@@ -1,0 +1,60 @@
+"""experiments/fidelity_eval.py: the gait-fidelity issue's bounds, applied by hand-built
+summaries (every bound met, then each one missed by a little)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+
+import fidelity_eval as fe
+
+
+def _summary(**kw) -> dict:
+    s = {
+        "duty_by_leg": [0.70, 0.66, 0.70, 0.66],
+        "touchdowns_per_stance": 1.1,
+        "contact_timing_error": 0.05,
+        "speed_ratio": 1.0,
+        "slip_mm_per_stance": 2.0,
+        "verdict": "walked",
+    }
+    s.update(kw)
+    return s
+
+
+def test_a_run_inside_every_bound_misses_none():
+    assert fe.misses("fox", "flat", _summary(), 0.70) == []
+    assert fe.misses("seed3", "up5", _summary(touchdowns_per_stance=1.5), 0.70) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "cond", "change", "reason"),
+    [
+        ("seed3", "flat", {"duty_by_leg": [0.70, 0.70, 0.70, 0.781]}, "worst-leg duty"),
+        ("seed3", "flat", {"duty_by_leg": [0.76, 0.76, 0.76, 0.76]}, "mean duty"),
+        ("seed3", "flat_seed1", {"touchdowns_per_stance": 1.21}, "touchdowns"),
+        ("seed3", "flat", {"contact_timing_error": 0.101}, "timing"),
+        ("seed3", "flat", {"speed_ratio": 0.89}, "speed ratio"),
+        ("fox", "flat", {"slip_mm_per_stance": 4.3}, "slip"),
+        ("seed3", "rough1cm", {"touchdowns_per_stance": 1.51}, "touchdowns"),
+        ("seed3", "down5", {"verdict": "fell"}, "verdict fell"),
+    ],
+)
+def test_each_bound_is_applied(name, cond, change, reason):
+    why = fe.misses(name, cond, _summary(**change), 0.70)
+    assert len(why) == 1 and reason in why[0], why
+
+
+def test_slip_is_bounded_for_the_built_in_walkers_only_and_off_flat_ground_duty_is_not():
+    assert fe.misses("seed3", "flat", _summary(slip_mm_per_stance=9.0), 0.70) == []
+    odd = _summary(duty_by_leg=[0.4, 0.4, 0.4, 0.4], slip_mm_per_stance=9.0)
+    assert fe.misses("fox", "up5", odd, 0.70) == []
+
+
+def test_the_generated_sample_is_the_issues():
+    seeds = fe.generated_seeds()
+    assert 38 in seeds and len(seeds) == 17
