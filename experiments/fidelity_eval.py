@@ -4,7 +4,8 @@ each 10 simulated seconds, free body, in five conditions: flat ground from the d
 start and from episode seed 1, a 5 deg climb, a 5 deg descent and 1 cm rough ground.
 
 Run: python experiments/fidelity_eval.py [--engine pybullet|mujoco] [--workers 2]
-[--seconds 10] [--json FILE]
+[--seconds 10] [--json FILE] [--seeds A-B] [--conditions C,C] [--no-built-in]
+(``--seeds 40-99 --conditions flat --no-built-in``: a fresh sample of walkers, flat only)
 
 The bounds checked (a run that misses one is listed with the reason):
 - flat ground: every leg's measured duty within 0.08 of the catalog's and the mean within
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
@@ -32,12 +34,13 @@ DUTY_MAX, DUTY_MEAN, TD_FLAT, TD_OFF, TIMING, SPEED = 0.08, 0.05, 1.2, 1.5, 0.10
 SLIP_BEFORE_MM = {"fox": 4.2, "hound": 5.7, "horn_beetle": 2.0, "spider_bot": 1.6}
 
 
-def generated_seeds() -> list[int]:
-    """The seeds among 0-39 whose walker has four or more legs and duty >= 0.5."""
+def generated_seeds(seeds=SEED_RANGE) -> list[int]:
+    """The seeds among ``seeds`` (default 0-39) whose walker has four or more legs and
+    duty >= 0.5."""
     from gaitsim.generate import random_entry
 
     out = []
-    for s in SEED_RANGE:
+    for s in seeds:
         g = random_entry(s).gait
         if g.n_legs >= 4 and g.duty >= 0.5:
             out.append(s)
@@ -111,10 +114,34 @@ def report(results: list[tuple[str, str, dict]]) -> int:
             td, slip = s["touchdowns_per_stance"], s["slip_mm_per_stance"]
             print(f"{name}: touchdowns per stance {td:.2f}, worst-leg duty error {err:.3f}, "
                   f"slip {slip:.1f} mm per stance")  # fmt: skip
+    worst_flat, worst_off = max(flat, default=math.nan), max(off, default=math.nan)
     print(f"{len(results) - failed} of {len(results)} runs meet every bound; worst touchdowns "
-          f"per stance {max(flat):.2f} flat, {max(off):.2f} on slopes and rough ground; mean "
+          f"per stance {worst_flat:.2f} flat, {worst_off:.2f} on slopes and rough ground; mean "
           f"slip {sum(slip) / len(slip):.2f} mm per stance")  # fmt: skip
     return failed
+
+
+def seed_range(text: str) -> range:
+    """``A-B`` (inclusive) or a single seed ``A``, as a range."""
+    m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+    if not m or (m.group(2) is not None and int(m.group(2)) < int(m.group(1))):
+        raise argparse.ArgumentTypeError(
+            f"expected A-B with 0 <= A <= B (e.g. 40-99), got {text!r}"
+        )
+    a = int(m.group(1))
+    return range(a, int(m.group(2) or a) + 1)
+
+
+def condition_list(text: str) -> tuple[str, ...]:
+    """A comma-separated subset of CONDITIONS."""
+    out = tuple(c.strip() for c in text.split(",") if c.strip())
+    bad = [c for c in out if c not in CONDITIONS]
+    if bad or not out:
+        raise argparse.ArgumentTypeError(
+            f"unknown condition(s) {', '.join(bad) or '(none given)'}; "
+            f"choose from {', '.join(CONDITIONS)}"
+        )
+    return out
 
 
 def main(argv=None) -> int:
@@ -124,6 +151,25 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--seconds", type=float, default=10.0, help="simulated s per run")
     ap.add_argument("--json", metavar="FILE", help="also write every run's summary here")
+    ap.add_argument(
+        "--seeds",
+        metavar="A-B",
+        type=seed_range,
+        default=SEED_RANGE,
+        help="generated-walker seeds, inclusive (default 0-39; e.g. 40-99 for a fresh sample)",
+    )
+    ap.add_argument(
+        "--conditions",
+        metavar="C,C",
+        type=condition_list,
+        default=CONDITIONS,
+        help=f"a comma-separated subset of {','.join(CONDITIONS)} (default all)",
+    )
+    ap.add_argument(
+        "--no-built-in",
+        action="store_true",
+        help="leave out the four built-in walkers (generated ones only)",
+    )
     args = ap.parse_args(argv)
     if args.workers < 1 or not (math.isfinite(args.seconds) and args.seconds > 0):
         ap.error("--workers must be at least 1 and --seconds positive")
@@ -131,8 +177,9 @@ def main(argv=None) -> int:
 
     from gaitsim.catalog import atomic_write_text
 
-    names = list(BUILT_IN) + [f"seed{s}" for s in generated_seeds()]
-    todo = [(n, c, args.seconds, args.engine) for n in names for c in CONDITIONS]
+    names = [] if args.no_built_in else list(BUILT_IN)
+    names += [f"seed{s}" for s in generated_seeds(args.seeds)]
+    todo = [(n, c, args.seconds, args.engine) for n in names for c in args.conditions]
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(tqdm(pool.map(run_cell, todo), total=len(todo), desc="runs",
                             file=sys.stderr))  # fmt: skip

@@ -58,3 +58,37 @@ def test_slip_is_bounded_for_the_built_in_walkers_only_and_off_flat_ground_duty_
 def test_the_generated_sample_is_the_issues():
     seeds = fe.generated_seeds()
     assert 38 in seeds and len(seeds) == 17
+
+
+@pytest.mark.parametrize("text, want", [("40-99", range(40, 100)), ("7", range(7, 8)),
+                                        (" 3 - 5 ", range(3, 6))])  # fmt: skip
+def test_seed_ranges_are_inclusive(text, want):
+    assert fe.seed_range(text) == want
+
+
+@pytest.mark.parametrize("text", ["", "9-3", "a-b", "-4", "1-2-3"])
+def test_bad_seed_ranges_say_what_is_expected(text):
+    with pytest.raises(fe.argparse.ArgumentTypeError, match="A-B"):
+        fe.seed_range(text)
+
+
+def test_conditions_are_a_checked_subset():
+    assert fe.condition_list("flat, up5") == ("flat", "up5")
+    with pytest.raises(fe.argparse.ArgumentTypeError, match="flat_seed1"):
+        fe.condition_list("flat,uphill")
+
+
+def test_the_command_line_refuses_bad_options(capsys):
+    with pytest.raises(SystemExit) as e:
+        fe.main(["--seeds", "9-3"])
+    assert e.value.code == 2
+    assert "--seeds" in capsys.readouterr().err
+
+
+def test_a_chosen_sample_runs_only_what_was_asked(capsys, tmp_path):
+    out = tmp_path / "runs.json"
+    argv = ["--seeds", "38", "--conditions", "flat", "--no-built-in", "--seconds", "1",
+            "--workers", "1", "--json", str(out)]  # fmt: skip
+    assert fe.main(argv) == 0
+    assert list(fe.json.loads(out.read_text())) == ["seed38/flat"]
+    assert " of 1 runs meet every bound" in capsys.readouterr().out
