@@ -97,6 +97,7 @@ PIECES = (
     ("robot", "sense", "state reads (robot.sense)"),
     ("robot", "command_joint_list", "commands (command_joint_list)"),
     ("robot", "command_torque_list", "torque feedforward (command_torque_list)"),
+    ("robot", "command_upper", "commands: upper body (command_upper)"),
     ("recorder", "add", "recording (Recorder.add)"),
     ("table", "lookup", "maths: reference table lookups"),
     ("table", "_extend", "maths: reference table growth (pose_at)"),
@@ -105,6 +106,9 @@ PIECES = (
     ("ctl", "_solve_one", "maths: leg IK (_solve_one)"),
     ("ctl", "_stance_load", "maths: load sharing (_stance_load)"),
     ("ctl", "advance_odometry", "maths: odometry"),
+    ("upper", "step", "upper body: rules and head yaw (step)"),
+    ("upper", "hold", "upper body: loops per substep (hold)"),
+    ("robot", "base_pose", "upper body: base pose reads (base_pose)"),
 )
 
 
@@ -134,11 +138,12 @@ def instrumented(ctl: GaitController, timers: Timers):
         "recorder": ctl.record,
         "table": ctl.table,
         "ctl": ctl,
+        "upper": ctl.upper,  # None for a walker without an upper body: not timed
     }
     saved = []
     for obj, attr, label in PIECES:
         o = objs[obj]
-        if not callable(getattr(o, attr, None)):  # renamed in the library: not timed
+        if o is None or not callable(getattr(o, attr, None)):  # renamed in the library: not timed
             continue
         saved.append((o, attr, vars(o).get(attr)))  # an instance attribute already there
         setattr(o, attr, timers.wrap(label, getattr(o, attr)))
@@ -178,7 +183,7 @@ def build(
     terrain = Flat()
     speed = entry.gait.clip_speed
     path = run_mod.make_path(entry, speed)
-    kin = Walker(entry, terrain, path, 1.0)
+    kin = Walker(entry, terrain, path, 1.0, **run_mod.physics_walker_options())  # the sway
     world = World(
         terrain, time_step=1.0 / SIM_HZ, friction=1.0, solver_iterations=solver_iterations
     )

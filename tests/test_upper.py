@@ -684,3 +684,18 @@ def test_generated_walkers_have_an_upper_body_only_when_asked():
         assert "upper_body" not in plain
         assert "head" in with_upper.pop("upper_body")
         assert with_upper == plain
+
+
+@pytest.mark.parametrize("name", ["fox", "hound"])
+@given(d=st.floats(-50, 50, allow_nan=False), scale=st.floats(0.25, 2.5),
+       arms=st.sampled_from(["swing", "held", "anti"]), twist=st.booleans())  # fmt: skip
+def test_a_head_alone_is_held_neutral_by_the_rules(name, d, scale, arms, twist):
+    """With no torso and no arms the rules (gaze fixed: the physics driver's feedforward)
+    give the same joints at every distance and speed: ``UpperBodyDriver`` works them out
+    once on that ground."""
+    gait = GAITS[name]
+    ug = upper_geometry(gait)
+    assert ug.torso is None and ug.arms is None and ug.head is not None
+    q = upper_joints(ug, gait, d, speed_scale=scale, arms=arms, twist=twist, gaze="fixed")
+    q0 = upper_joints(ug, gait, 0.0, gaze="fixed")
+    np.testing.assert_array_equal(q, q0)
