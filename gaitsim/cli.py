@@ -636,8 +636,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("clip", "bake one flat gait cycle of joint angles for other engines", cmd_clip,
          _clip_args),
         ("urdf", "write one URDF per walker", cmd_urdf, _urdf_args),
-        ("walk", "walk one walker in PyBullet and print its run summary (exit 1 if it fell)",
-         cmd_walk, _walk_args),
+        ("walk", "walk one walker in physics (PyBullet or MuJoCo) and print its run summary "
+         "and verdict (exit 1 unless it walked)", cmd_walk, _walk_args),
         ("sweep", "run a sweep (walkers x parameter x seeds) on a process pool or Ray",
          cmd_sweep, _sweep_args),
         ("report", "the main job: walk test, URDFs, physics runs, report folder", cmd_report,

@@ -126,6 +126,9 @@ def test_help():
     assert r.returncode == 0
     for flag in ("--terrain", "--turn-radius", "--yaw-rate-deg", "--body", "--video", "--json"):
         assert flag in r.stdout
+    top = subprocess.run([sys.executable, "-m", "gaitsim.cli", "--help"], capture_output=True,
+                         text=True)  # fmt: skip
+    assert "exit 1 unless it walked" in " ".join(top.stdout.split())  # the verdict's rule
 
 
 def test_gif_video_is_written_headless_and_atomically(tmp_path):
