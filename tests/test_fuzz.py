@@ -13,6 +13,7 @@ separate step) draw many more.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 import tempfile
@@ -66,7 +67,9 @@ hostile = st.one_of(
     st.sampled_from(EDGES),
     st.floats(),
     st.integers(-(10**20), 10**20),
-    st.sampled_from(NON_NUMBERS),
+    # a fresh copy each draw: the same list object put in twice can end up inside itself
+    # (a later replacement lands in it), and a mutated constant changes later draws
+    st.sampled_from(NON_NUMBERS).map(copy.deepcopy),
     odd_names,
 )
 good_names = st.sampled_from(["fox", "Fuchs-2", "_x", "a b", "renard_über", "x" * MAX_NAME_LENGTH])
