@@ -143,7 +143,7 @@ def instrumented(ctl: GaitController, timers: Timers):
     saved = []
     for obj, attr, label in PIECES:
         o = objs[obj]
-        if o is None or not callable(getattr(o, attr, None)):  # renamed in the library: not timed
+        if o is None or not callable(getattr(o, attr, None)):  # absent or renamed: not timed
             continue
         saved.append((o, attr, vars(o).get(attr)))  # an instance attribute already there
         setattr(o, attr, timers.wrap(label, getattr(o, attr)))

@@ -179,6 +179,10 @@ def main(argv=None) -> int:
 
     names = [] if args.no_built_in else list(BUILT_IN)
     names += [f"seed{s}" for s in generated_seeds(args.seeds)]
+    if not names:
+        ap.error(f"no walker to run: no seed in {args.seeds.start}-{args.seeds.stop - 1} "
+                 "draws four or more legs with duty >= 0.5; widen --seeds or drop "
+                 "--no-built-in")  # fmt: skip
     todo = [(n, c, args.seconds, args.engine) for n in names for c in args.conditions]
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(tqdm(pool.map(run_cell, todo), total=len(todo), desc="runs",

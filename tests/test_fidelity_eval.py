@@ -85,6 +85,14 @@ def test_the_command_line_refuses_bad_options(capsys):
     assert "--seeds" in capsys.readouterr().err
 
 
+def test_an_empty_sample_is_refused(capsys):
+    # seed 0 draws a 12-legged gait of duty 0.36: not in the sample
+    with pytest.raises(SystemExit) as e:
+        fe.main(["--seeds", "0", "--no-built-in"])
+    assert e.value.code == 2
+    assert "no walker to run" in capsys.readouterr().err
+
+
 def test_a_chosen_sample_runs_only_what_was_asked(capsys, tmp_path):
     out = tmp_path / "runs.json"
     argv = ["--seeds", "38", "--conditions", "flat", "--no-built-in", "--seconds", "1",

@@ -26,6 +26,7 @@ from gaitsim.catalog import (
     parse_gait,
     save_catalog,
 )
+from gaitsim.generate import random_entry
 from gaitsim.geometry import geometry
 from gaitsim.upper import (
     ARM_MASS_SHARE,
@@ -686,14 +687,18 @@ def test_generated_walkers_have_an_upper_body_only_when_asked():
         assert with_upper == plain
 
 
-@pytest.mark.parametrize("name", ["fox", "hound"])
+HEAD_ALONE = {"fox": GAITS["fox"], "hound": GAITS["hound"],
+              **{f"generated_{s}": random_entry(s, upper=True).gait for s in (1, 3, 6)}}
+
+
+@pytest.mark.parametrize("name", sorted(HEAD_ALONE))
 @given(d=st.floats(-50, 50, allow_nan=False), scale=st.floats(0.25, 2.5),
        arms=st.sampled_from(["swing", "held", "anti"]), twist=st.booleans())  # fmt: skip
 def test_a_head_alone_is_held_neutral_by_the_rules(name, d, scale, arms, twist):
     """With no torso and no arms the rules (gaze fixed: the physics driver's feedforward)
     give the same joints at every distance and speed: ``UpperBodyDriver`` works them out
     once on that ground."""
-    gait = GAITS[name]
+    gait = HEAD_ALONE[name]
     ug = upper_geometry(gait)
     assert ug.torso is None and ug.arms is None and ug.head is not None
     q = upper_joints(ug, gait, d, speed_scale=scale, arms=arms, twist=twist, gaze="fixed")

@@ -36,9 +36,10 @@ class UpperBodyDriver:
         self._last = None
         self._twisting = self.ug.torso is not None and walker.twist  # twist off: waist at 0
         # a head alone (no torso, no arms): the rules hold it neutral at every distance, so
-        # they are worked out once (about 35 us of numpy on scalars per control step)
-        alone = self.ug.torso is None and self.ug.arms is None
-        self._fixed_rule = self.rule(0.0) if alone else None
+        # ``rule`` works them out once (about 35 us of numpy on scalars per control step)
+        self._fixed_rule = None
+        if self.ug.torso is None and self.ug.arms is None:
+            self._fixed_rule = self.rule(0.0)
         if self._head is not None:
             k = self._k_neck
             self._mount = tuple(float(c) for c in self._head.mount)
@@ -51,6 +52,8 @@ class UpperBodyDriver:
 
     def rule(self, s: float, speed_scale: float = 1.0) -> np.ndarray:
         """The kinematic rules' joints at gait distance ``s``, the head held neutral."""
+        if self._fixed_rule is not None:
+            return self._fixed_rule.copy()
         w = self.walker
         return upper_joints(self.ug, w.gait, np.asarray(s, dtype=float),
                             speed_scale=w.speed_scale * speed_scale, arms=w.arms,
@@ -75,7 +78,7 @@ class UpperBodyDriver:
         ``gaze_heading``: the reference path's heading ``preview_s`` ahead. Returns the
         joint targets."""
         w = self.walker
-        q = self.rule(s) if self._fixed_rule is None else self._fixed_rule.copy()
+        q = self.rule(s)
         self._v = (q - self._last) / self.dt  # the rules' velocity feedforward
         self._last = q.copy()
         self._q = q
