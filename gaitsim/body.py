@@ -2,7 +2,8 @@
 
 Everything an engine, the controller and the Gymnasium env need to know about a walker's
 body, worked out from its catalog entry in one place: the geometry (mounts, homes, leg
-chain, masses, foot radius), the joint and foot-link names in chain order, the joint
+chain, masses, foot radius), the joint and foot-link names in chain order (and the
+ankles' and the upper body's, each their own group), the joint
 limits and torque limits, the foot pads' contact stiffness and damping, and the URDF file
 (written once per distinct text, see ``urdf.cached_urdf``). ``Robot``, ``simulate()`` and
 the env take a ``Body``; each of them used to ask ``walker.py``, ``geometry.py`` and
@@ -18,9 +19,11 @@ from pathlib import Path
 import numpy as np
 
 from .catalog import Entry, Gait
+from .feet import Sole, ankle_joint_names, soles
 from .geometry import Geometry, foot_pad, geometry
 from .upper import UpperGeometry, upper_geometry
 from .urdf import (
+    ankle_limits,
     cached_urdf,
     effort_limits,
     foot_link_names,
@@ -50,6 +53,11 @@ class Body:
     upper_lower: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
     upper_upper: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
     upper_effort: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+    soles: tuple[Sole, ...] | None = None  # each leg's sole and ankle (gaitsim.feet), if any
+    ankle_joint_names: tuple[str, ...] = ()  # their joints, legs in order, pitch then roll
+    ankle_lower: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+    ankle_upper: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+    ankle_effort: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
 
     @property
     def gait(self) -> Gait:
@@ -81,7 +89,8 @@ def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:
     effort = np.array(effort_limits(gait), dtype=float)
     effort.setflags(write=False)
     ulo, uhi, ueff = upper_limits(gait)
-    for a in (ulo, uhi, ueff):
+    alo, ahi, aeff = ankle_limits(gait)
+    for a in (ulo, uhi, ueff, alo, ahi, aeff):
         a.setflags(write=False)
     return Body(
         entry=entry,
@@ -98,4 +107,9 @@ def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:
         upper_lower=ulo,
         upper_upper=uhi,
         upper_effort=ueff,
+        soles=soles(gait),
+        ankle_joint_names=tuple(ankle_joint_names(gait)),
+        ankle_lower=alo,
+        ankle_upper=ahi,
+        ankle_effort=aeff,
     )

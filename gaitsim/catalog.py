@@ -39,7 +39,22 @@ GAIT_EXTRA_KEYS = {
 }
 SEGMENT_EXTRA_KEYS = {
     "hip": "hip mount point in the Gaitkit body frame (x left, y up, z forward), metres",
+    "foot": "a sole and an ankle (an object of FOOT_FIELDS, {} for every default) or "
+    "\"sphere\" for a point foot; default: soles for bipeds, spheres otherwise",
 }
+
+# The optional per-leg ``foot`` object: every key optional (``gaitsim.feet`` derives the
+# missing ones from the leg). Lengths in metres, measured from the ankle joint.
+FOOT_FIELDS = {
+    "heel": "how far the sole reaches behind the ankle (m, >= 0)",
+    "toe": "how far the sole reaches ahead of the ankle (m, > 0)",
+    "width": "the sole's width (m)",
+    "height": "the ankle joint's height over the bottom of the sole (m)",
+    "ankle": "the ankle's joints: 'pitch', or 'pitch_roll' (pitch, then roll below it)",
+}
+ANKLE_KINDS = ("pitch", "pitch_roll")
+SPHERE_FOOT = "sphere"
+MAX_SOLED_LEGS = 21  # a leg with a sole is 6 URDF joints (PyBullet holds at most 128)
 
 # The optional ``upper_body`` block: each part is an object whose keys are all optional
 # (a missing key takes the default that ``gaitsim.upper`` derives from the legs). Kind:
@@ -149,6 +164,8 @@ class Leg:
     home: tuple[float, float, float]
     hip: tuple[float, float, float] | None = None
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    foot: tuple[tuple[str, Any], ...] | str | None = None  # the ``foot`` key as given:
+    # None when absent, "sphere", or the sole's (key, value) pairs in the file's order
 
     @property
     def reach(self) -> float:
@@ -374,8 +391,65 @@ def _parse_leg(obj: Any, where: str) -> Leg:
     hip = _vector(obj, "hip", where) if "hip" in obj else None
     if hip is not None and hip[1] * side_sign < 0:
         raise _fail(f"{where}.hip", f"lies on the wrong side of the body for side {side!r}")
-    extra = {k: v for k, v in obj.items() if k not in _SEGMENT_FIELDS and k != "hip"}
-    return Leg(name, side, phase, knee, upper, lower, home, hip, _freeze(extra))
+    foot = _parse_foot(obj["foot"], f"{where}.foot", knee) if "foot" in obj else None
+    extra = {k: v for k, v in obj.items()
+             if k not in _SEGMENT_FIELDS and k not in SEGMENT_EXTRA_KEYS}
+    return Leg(name, side, phase, knee, upper, lower, home, hip, _freeze(extra), foot)
+
+
+def _parse_foot(obj: Any, where: str, knee: str) -> tuple[tuple[str, Any], ...] | str:
+    """A leg's ``foot``: "sphere", or an object of FOOT_FIELDS (checked, in file order)."""
+    if obj == SPHERE_FOOT:
+        return SPHERE_FOOT
+    if not isinstance(obj, Mapping):
+        raise _fail(where, f"must be an object of {', '.join(FOOT_FIELDS)} ({{}} for every "
+                    f"default) or \"sphere\" for a point foot, got {obj!r}")  # fmt: skip
+    if knee == "up":
+        raise _fail(where, "a sole needs a leg that hangs below its hip (knee forward or "
+                    "back); an 'up' leg keeps its sphere foot: remove 'foot' or use \"sphere\"")
+    items = []
+    for key in obj:
+        if key not in FOOT_FIELDS:
+            raise _fail(f"{where}.{key}", f"unknown key; a foot takes {', '.join(FOOT_FIELDS)}")
+        if key == "ankle":
+            if obj[key] not in ANKLE_KINDS:
+                raise _fail(f"{where}.ankle", f"must be 'pitch' or 'pitch_roll', got {obj[key]!r}")
+            items.append((key, obj[key]))
+        elif key == "heel":
+            v = _number(obj, key, where, "a number of metres >= 0")
+            if v < 0:
+                raise _fail(f"{where}.heel", f"must be >= 0 metres, got {v!r}")
+            items.append((key, _within(v, f"{where}.heel", 0.0, MAX_LENGTH, "m", "length")))
+        else:
+            v = _positive(obj, key, where, "a positive number of metres")
+            items.append((key, _within(v, f"{where}.{key}", MIN_LENGTH, MAX_LENGTH, "m", "length")))
+    return tuple(items)
+
+
+def foot_to_dict(foot: tuple[tuple[str, Any], ...] | str) -> dict[str, Any] | str:
+    """A leg's ``foot`` back in the catalog's form."""
+    if foot == SPHERE_FOOT:
+        return SPHERE_FOOT
+    return {k: (v if k == "ankle" else _num(v)) for k, v in foot}
+
+
+def _check_feet(legs: tuple[Leg, ...], where: str) -> None:
+    """Soles on all legs or on none (the walker's feet share one standing height): a leg
+    without a ``foot`` key follows the others; an explicit "sphere" or an 'up' leg beside
+    a sole is an error."""
+    soled = [i for i, leg in enumerate(legs) if leg.foot not in (None, SPHERE_FOOT)]
+    if not soled:
+        return
+    j = soled[0]
+    for i, leg in enumerate(legs):
+        if leg.foot == SPHERE_FOOT or leg.knee == "up":
+            why = "is a sphere" if leg.foot == SPHERE_FOOT else "is on an 'up' leg (no sole)"
+            raise _fail(f"{where}.segments[{i}].foot", f"{why}, but segments[{j}] "
+                        f"({legs[j].name}) has a sole: a walker's legs all have soles or "
+                        "none do; remove that leg's foot or make this one a sole")  # fmt: skip
+    if len(legs) > MAX_SOLED_LEGS:
+        raise _fail(f"{where}.segments", f"has {len(legs)} legs with soles; a walker with "
+                    f"soles may have at most {MAX_SOLED_LEGS} legs")  # fmt: skip
 
 
 def parse_gait(obj: Any, where: str = "gait") -> Gait:
@@ -414,6 +488,7 @@ def parse_gait(obj: Any, where: str = "gait") -> Gait:
                 "leg names must be unique",
             )
         seen[leg.name] = i
+    _check_feet(legs, where)
     opt: dict[str, Any] = {}
     for key in ("hip_height", "foot_radius"):
         if key in obj:
@@ -777,6 +852,8 @@ def leg_to_dict(leg: Leg) -> dict[str, Any]:
     }
     if leg.hip is not None:
         out["hip"] = _vec_out(leg.hip)
+    if leg.foot is not None:
+        out["foot"] = foot_to_dict(leg.foot)
     out.update(leg.extra)
     return out
 

@@ -334,7 +334,7 @@ def _walk_table(s) -> str:
         rows.append(["push", f"{s.push_velocity_m_s:+.2f} m/s sideways at {s.push_at_s:g} s"])
     if s.assist_mean_force_per_weight is not None:  # a run with the body assist
         rows.append(["assist force / weight", _fmt(s.assist_mean_force_per_weight, ".3f")])
-    rows += _upper_rows(s)
+    rows += _upper_rows(s) + _sole_rows(s)
     duty = s.duty_by_leg or []
     rows.append(["measured duty by leg", " ".join(_fmt(d, ".2f") for d in duty)])
     rows.append(["catalog duty", _fmt(s.catalog_duty, ".2f")])
@@ -344,6 +344,26 @@ def _walk_table(s) -> str:
     rows.append(["fell", f"YES after {_fmt(s.time_to_fall_s, '.2f')} s" if fell else "no"])
     rows.append(["verdict", f"{s.verdict}: {s.verdict_reason}"])
     return _table(rows, ["metric", "value"])
+
+
+def _sole_rows(s) -> list[list[str]]:
+    """The soles' rows of the walk table (walkers with soles only): their pitch at
+    touchdown and lift-off, the measured stance phases beside the second seed's split of a
+    step, and the centre of pressure's margin inside the sole."""
+    if s.stance_phase_share is None:
+        return []
+    from .feet import SEED_STEP_SPLIT
+
+    rows = [["sole pitch deg at touchdown / lift-off",
+             f"{_fmt(s.sole_pitch_deg_at_touchdown, '.1f')} / "
+             f"{_fmt(s.sole_pitch_deg_at_liftoff, '+.1f')}"]]  # fmt: skip
+    measured = " / ".join(f"{100 * v:.0f}" for v in s.stance_phase_share.values())
+    seed = " / ".join(f"{100 * v:.0f}" for v in SEED_STEP_SPLIT)
+    rows.append([f"stance phases % ({' / '.join(s.stance_phase_share)})",
+                 f"{measured} (seed: {seed})"])  # fmt: skip
+    rows.append(["CoP margin in the sole mm (min / mean)",
+                 f"{_fmt(s.cop_margin_mm_min, '.1f')} / {_fmt(s.cop_margin_mm_mean, '.1f')}"])
+    return rows
 
 
 def _upper_rows(s) -> list[list[str]]:

@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from .catalog import KNEES, CatalogError, Gait
+from .feet import ankle_height
 from .ik import KNEE_UP, LegChain
 
 GRAVITY = 9.81  # m/s^2: the one value the geometry, URDF efforts, physics and metrics use
@@ -39,7 +40,7 @@ class Geometry:
     """Resolved body geometry of one gait (every field an explicit number)."""
 
     hip_height: float
-    foot_radius: float
+    foot_radius: float  # sphere feet: their radius; soles: the ankle's height (gaitsim.feet)
     bob: float
     mounts: np.ndarray  # (L, 3) hip mounts in body frame B
     homes: np.ndarray  # (L, 3) mid-stance foot centres in body frame B
@@ -147,7 +148,14 @@ def geometry(gait: Gait) -> Geometry:
     H = gait.hip_height if gait.hip_height is not None else default_hip_height(gait)
     min_lower = min(leg.lower for leg in gait.legs)
     r = gait.foot_radius
-    if r is None:
+    ankle = ankle_height(gait)
+    if ankle is not None:
+        if r is not None:
+            raise CatalogError("foot_radius: is the radius of sphere feet, but this walker's "
+                               "legs end in soles; remove it (a sole's 'height' sets the "
+                               "ankle's) or give every leg \"foot\": \"sphere\"")  # fmt: skip
+        r = ankle
+    elif r is None:
         r = float(np.clip(FOOT_RADIUS_FRACTION * min_lower, 0.004, 0.03))
     bob = gait.bob if gait.bob is not None else BOB_FRACTION * H
     mounts_c = []

@@ -122,6 +122,10 @@ METRICS = (
     "head_pitch_deg_rms",
     "base_bob_mm",
     "gaze_lead_s",
+    # the soles (gaitsim.sim.metrics.sole_figures; empty: sphere feet)
+    "sole_pitch_deg_at_touchdown",
+    "sole_pitch_deg_at_liftoff",
+    "cop_margin_mm_min",
     "verdict",
 )
 MAX_ATTEMPTS = 3

@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from .catalog import Catalog, Entry, Gait, GaitsimError, atomic_write_text
+from .feet import ANKLE_PITCH_LIMIT, ANKLE_ROLL_LIMIT, Sole, ankle_joint_names, soles
 from .geometry import GRAVITY, geometry
 from .ik import KNEE_UP
 from .path import Arc
@@ -141,9 +142,11 @@ def upper_joint_names(gait: Gait | Entry) -> list[str]:
 
 
 def _link_names(gait: Gait) -> list[str]:
+    ankles = [f"{leg.name}_ankle" for leg, s in zip(gait.legs, soles(gait) or (), strict=False)
+              if s.ankle == "pitch_roll"]  # fmt: skip
     return [BASE_LINK] + [
         f"{leg.name}_{part}" for leg in gait.legs for part in ("hip", "thigh", "shin", "foot")
-    ] + upper_link_names(gait)
+    ] + ankles + upper_link_names(gait)
 
 
 def check_names(entry: Entry) -> None:
@@ -162,7 +165,7 @@ def check_names(entry: Entry) -> None:
         check(leg.name, f"{where}.segments[{i}].name")
     names = _link_names(entry.gait)
     joints = joint_names(entry.gait) + [f"{leg.name}_foot_fixed" for leg in entry.gait.legs]
-    joints += upper_joint_names(entry.gait)
+    joints += upper_joint_names(entry.gait) + ankle_joint_names(entry.gait)
     for kind, seq in (("link", names), ("joint", joints)):
         seen: set[str] = set()
         for n in seq:
@@ -414,9 +417,14 @@ def build(entry: Entry) -> str:
     effort = effort_limits(gait)
     ug = upper_geometry(gait)
     out = _header(entry.name) + _base_link(geo, ug)
+    feet = soles(gait)
     for i, leg in enumerate(gait.legs):
         limits = [(lo[i, k], hi[i, k], effort[i], vel) for k in range(3)]
-        out += _leg(geo, i, leg, limits)
+        out += _leg(geo, i, leg, limits, None if feet is None else feet[i])
+    if feet is not None:
+        ankle = ankle_effort(gait)
+        for i, leg in enumerate(gait.legs):
+            out += _sole(geo, i, leg.name, feet[i], ankle, vel)
     if ug is not None:
         ulo, uhi, ueff = upper_limits(gait)
         out += _upper(ug, [(a, b, e, vel) for a, b, e in zip(ulo, uhi, ueff, strict=True)])
@@ -457,16 +465,17 @@ def _base_link(geo, ug: UpperGeometry | None = None) -> list[str]:
     )
 
 
-def _leg(geo, i: int, leg, limits: list) -> list[str]:
-    """Leg ``i``'s links (hip, thigh, shin, foot) and joints; ``limits`` holds (lower,
-    upper, effort, velocity) for its three revolute joints."""
+def _leg(geo, i: int, leg, limits: list, sole: Sole | None = None) -> list[str]:
+    """Leg ``i``'s links (hip, thigh, shin, and the foot sphere unless it has a ``sole``)
+    and joints; ``limits`` holds (lower, upper, effort, velocity) for its three revolute
+    joints."""
     n = leg.name
     chain = geo.chain
     up = int(chain.kind[i]) == KNEE_UP
     l1, l2 = float(chain.upper[i]), float(chain.lower[i])
     # bone direction at zero: straight out along +x ('up') or hanging along -z
     bone = np.array([1.0, 0.0, 0.0]) if up else np.array([0.0, 0.0, -1.0])
-    out = _leg_links(geo, i, n, up, bone)
+    out = _leg_links(geo, i, n, up, bone, sole is None)
     names = [f"{n}_{s}" for s in (first_joint(leg.knee), "hip_pitch", "knee")]
     first_rpy = (0.0, 0.0, float(chain.yaw0[i])) if up else (0.0, 0.0, 0.0)
     first_axis = (0, 0, 1) if up else (1, 0, 0)
@@ -482,13 +491,66 @@ def _leg(geo, i: int, leg, limits: list) -> list[str]:
         names[2], "revolute", f"{n}_thigh", f"{n}_shin", bone * l1, axis=(0, 1, 0),
         limit=limits[2],
     )  # fmt: skip
-    out += _joint(f"{n}_foot_fixed", "fixed", f"{n}_shin", f"{n}_foot", bone * l2)
+    if sole is None:
+        out += _joint(f"{n}_foot_fixed", "fixed", f"{n}_shin", f"{n}_foot", bone * l2)
     return out
 
 
-def _leg_links(geo, i: int, n: str, up: bool, bone) -> list[str]:
-    """Leg ``i``'s four links: a massive-enough hip, the thigh and shin cylinders along
-    ``bone`` and the foot sphere."""
+def ankle_effort(gait: Gait | Entry) -> float:
+    """The ankles' torque limit (N m): EFFORT_SAFETY times the whole weight at the longest
+    heel or toe of any sole (one foot holding the body on its edge)."""
+    gait = gait.gait if isinstance(gait, Entry) else gait
+    arm = max(max(s.heel, s.toe) for s in soles(gait))
+    return _ceil_sig(EFFORT_SAFETY * geometry(gait).total_mass * GRAVITY * arm)
+
+
+def ankle_limits(gait: Gait | Entry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Lower and upper limits (rad) and efforts (N m) of the ankle joints, in
+    ``feet.ankle_joint_names`` order (empty without soles): ANKLE_PITCH_LIMIT and
+    ANKLE_ROLL_LIMIT either way, ``ankle_effort`` each."""
+    gait = gait.gait if isinstance(gait, Entry) else gait
+    names = ankle_joint_names(gait)
+    if not names:
+        return np.zeros(0), np.zeros(0), np.zeros(0)
+    top = np.array([ANKLE_ROLL_LIMIT if n.endswith("_roll") else ANKLE_PITCH_LIMIT
+                    for n in names])  # fmt: skip
+    return -top, top, np.full(len(names), ankle_effort(gait))
+
+
+def _sole(geo, i: int, n: str, sole: Sole, effort: float, vel: float) -> list[str]:
+    """Leg ``n``'s ankle joints (pitch about y at the shin's end, then roll about x) and
+    its foot: a box sole whose bottom lies ``sole.height`` below the ankle, reaching
+    ``heel`` behind it and ``toe`` ahead; the foot link's origin is the ankle."""
+    l2 = float(geo.chain.lower[i])
+    out = []
+    m = geo.foot_mass
+    t = sole.thickness
+    box = (sole.length, sole.width, t)
+    centre = ((sole.toe - sole.heel) / 2, 0.0, -sole.height + t / 2)
+    inertia = (m * (box[1] ** 2 + t * t) / 12, m * (box[0] ** 2 + t * t) / 12,
+               m * (box[0] ** 2 + box[1] ** 2) / 12)  # fmt: skip
+    pitch = (-ANKLE_PITCH_LIMIT, ANKLE_PITCH_LIMIT, effort, vel)
+    roll = (-ANKLE_ROLL_LIMIT, ANKLE_ROLL_LIMIT, effort, vel)
+    if sole.ankle == "pitch_roll":
+        m_a = HIP_MASS_FRACTION * m
+        i_a = 0.4 * m_a * (0.1 * t) ** 2
+        out += _link(f"{n}_ankle", _inertial(m_a, (i_a, i_a, i_a)))
+        out += _joint(f"{n}_ankle_pitch", "revolute", f"{n}_shin", f"{n}_ankle",
+                      (0.0, 0.0, -l2), axis=(0, 1, 0), limit=pitch)  # fmt: skip
+        out += _joint(f"{n}_ankle_roll", "revolute", f"{n}_ankle", f"{n}_foot",
+                      (0, 0, 0), axis=(1, 0, 0), limit=roll)  # fmt: skip
+        m -= m_a  # the ankle link's mass comes out of the foot's
+    else:
+        out += _joint(f"{n}_ankle_pitch", "revolute", f"{n}_shin", f"{n}_foot",
+                      (0.0, 0.0, -l2), axis=(0, 1, 0), limit=pitch)  # fmt: skip
+    out += _link(f"{n}_foot", _inertial(m, inertia, centre), f'<box size="{_v(*box)}"/>',
+                 centre, (0, 0, 0), "gaitsim_foot")  # fmt: skip
+    return out
+
+
+def _leg_links(geo, i: int, n: str, up: bool, bone, sphere: bool = True) -> list[str]:
+    """Leg ``i``'s links: a massive-enough hip, the thigh and shin cylinders along
+    ``bone`` and the foot sphere (``sphere``; a sole's foot is built by ``_sole``)."""
     chain = geo.chain
     l1, l2 = float(chain.upper[i]), float(chain.lower[i])
     r = float(geo.leg_radius[i])
@@ -518,12 +580,13 @@ def _leg_links(geo, i: int, n: str, up: bool, bone) -> list[str]:
         # the shin's collision stops at the foot sphere, so only the foot meets the ground
         (f'<cylinder radius="{_f(r)}" length="{_f(shin_c)}"/>', bone * shin_c / 2),
     )
-    out += _link(
-        f"{n}_foot",
-        _inertial(m_foot, (foot_i, foot_i, foot_i)),
-        f'<sphere radius="{_f(r_foot)}"/>',
-        material="gaitsim_foot",
-    )
+    if sphere:
+        out += _link(
+            f"{n}_foot",
+            _inertial(m_foot, (foot_i, foot_i, foot_i)),
+            f'<sphere radius="{_f(r_foot)}"/>',
+            material="gaitsim_foot",
+        )
     return out
 
 

@@ -22,6 +22,14 @@ import numpy as np
 
 from . import balance
 from .catalog import Entry, Gait, leg_array, load_catalog
+from .feet import (
+    ankle_angles,
+    ankle_offset,
+    ground_frame,
+    sole_in_body,
+    sole_pitch,
+    soles,
+)
 from .gait import SWING_PROFILES, cycle_position, smoothstep, swing_height
 from .geometry import Geometry, geometry
 from .ik import leg_ik
@@ -78,11 +86,17 @@ class Pose:
 
     body_position (S, 3): body frame origin (centre of the hip plane) in the world;
     body_rotation (S, 3, 3): body-to-world rotation; body_quaternion (S, 4) as (x, y, z, w);
-    heading (S,): path heading; feet (S, L, 3): world foot-sphere centres;
-    feet_body (S, L, 3): the same in the body frame; joints (S, L, 3): angles per leg in
+    heading (S,): path heading; feet (S, L, 3): the planned world foot points (sphere
+    centres; for soles, the ankle with the sole flat on its plant); ankles (S, L, 3): where
+    the IK puts each foot link (``feet`` for spheres; for soles the ankle moved by the
+    sole's roll); feet_body (S, L, 3): ``ankles`` in the body frame (the IK's targets,
+    ``leg_fk(joints)``); joints (S, L, 3): angles per leg in
     docs/architecture.md chain order; stance (S, L); swing_progress (S, L) (0 in stance);
     shortfall (S, L) and max_shortfall (S,) in metres; upper_joints (S, U): the upper
-    body's joints (``gaitsim.upper``; U = 0 for a walker without one).
+    body's joints (``gaitsim.upper``; U = 0 for a walker without one). Walkers with soles
+    (``gaitsim.feet``): sole_pitch (S, L), the soles' pitch (rad, negative toe up), and
+    ankle_joints (S, A), the ankles' angles in ``feet.ankle_joint_names`` order; without
+    soles both have a last axis of 0.
     """
 
     distance: np.ndarray
@@ -92,12 +106,15 @@ class Pose:
     heading: np.ndarray
     feet: np.ndarray
     feet_body: np.ndarray
+    ankles: np.ndarray
     joints: np.ndarray
     stance: np.ndarray
     swing_progress: np.ndarray
     shortfall: np.ndarray
     max_shortfall: np.ndarray
     upper_joints: np.ndarray
+    sole_pitch: np.ndarray = None
+    ankle_joints: np.ndarray = None
 
 
 def resolve_entry(entry: Entry | Gait | str) -> Entry:
@@ -175,6 +192,10 @@ class Walker:
         self._home_z = leg_array(self.gait, "home")[:, 2]
         self._side = np.array([leg.side_sign for leg in self.gait.legs])
         self._level = isinstance(self.terrain, Flat)
+        self.soles = soles(self.gait)  # each leg's Sole (gaitsim.feet), None on sphere feet
+        if self.soles is not None:
+            self._sole_dims = tuple(np.array([getattr(x, k) for x in self.soles])
+                                    for k in ("heel", "toe", "height"))  # fmt: skip
         self._sway_table = None  # balance.sway_table, built on first use
 
     @property
@@ -392,8 +413,20 @@ class Walker:
         ground = self.ground_point(xy)
         feet = np.concatenate([xy, (ground + self._home_z + g.lift * arc)[..., None]], axis=-1)
         body_pos, R, heading = self._body(d, xy, stance, s)
-        feet_body = np.einsum("...ji,...lj->...li", R, feet - body_pos[..., None, :])
+        ankles = feet
+        if self.soles is not None:
+            # a hanging leg cannot turn its foot about the vertical: a sole faces the
+            # body's way (its yaw, the hips' twist included), not the path's
+            body_yaw = np.arctan2(R[..., 1, 0], R[..., 0, 0])
+            ankles, pitch, normal = self._roll_soles(feet, body_yaw, stance, s, u)
+        feet_body = np.einsum("...ji,...lj->...li", R, ankles - body_pos[..., None, :])
         joints, short = leg_ik(geo.chain, feet_body)
+        if self.soles is not None:
+            n_body = np.einsum("...ji,...lj->...li", R, normal)
+            sole_body = sole_in_body(joints, n_body, pitch)
+            ankle_q = self._ankle_columns(*ankle_angles(joints, sole_body))
+        else:
+            pitch = ankle_q = np.zeros((*d.shape, 0))
         return Pose(
             distance=d,
             body_position=body_pos,
@@ -402,13 +435,37 @@ class Walker:
             heading=heading,
             feet=feet,
             feet_body=feet_body,
+            ankles=ankles,
             joints=joints,
             stance=stance,
             swing_progress=u,
             shortfall=short,
             max_shortfall=short.max(axis=-1),
             upper_joints=self.upper_at(d, stance, s, R, heading),
+            sole_pitch=pitch,
+            ankle_joints=ankle_q,
         )
+
+    def _roll_soles(self, feet, heading, stance, s, u):
+        """The soles' roll (``gaitsim.feet``): each flat ankle point moved by its sole's
+        pitch about the heel or toe edge, the pitch (S, L) and the ground's normal under
+        each foot (S, L, 3; the ankle folds by the ground's angle)."""
+        heel, toe, h = self._sole_dims
+        pitch = sole_pitch(stance, s, u)
+        n = self.terrain.normal(feet[..., 0], feet[..., 1])
+        G = ground_frame(n, heading[..., None])
+        dx, dz = ankle_offset(heel, toe, h, pitch)
+        feet = feet + G[..., :, 0] * dx[..., None] + G[..., :, 2] * dz[..., None]
+        return feet, pitch, n
+
+    def _ankle_columns(self, pitch, roll):
+        """Per-leg ankle pitch and roll (S, L) as the ankle joints (S, A), in order."""
+        cols = []
+        for i, sole in enumerate(self.soles):
+            cols.append(pitch[..., i])
+            if sole.ankle == "pitch_roll":
+                cols.append(roll[..., i])
+        return np.stack(cols, axis=-1)
 
 
 def _leg_mean(a):

@@ -117,6 +117,7 @@ def test_the_controllers_rolling_offset_is_the_metrics_one(q0, q1, radius):
     q1 = tuple(x / n1 for x in q1)
     ctl = GaitController.__new__(GaitController)
     ctl.config = ControlConfig()
+    ctl.soles = None  # a sphere foot (soles have no rolling offset)
     ctl.geo = types.SimpleNamespace(foot_radius=radius)
     ctl._td_quat = [q0]
     ox, oy = ctl._rolled(0, q1)

@@ -15,6 +15,7 @@ import pytest
 from gaitsim import Arc, Slope, Straight, Walker, leg_fk, load_catalog
 from gaitsim import urdf as gurdf
 from gaitsim.catalog import Catalog, Entry, gait_to_dict, parse_gait
+from gaitsim.feet import ankle_joint_names, soles
 from gaitsim.geometry import geometry
 from gaitsim.upper import neck_angles, upper_fk, upper_geometry
 from gaitsim.urdf import (
@@ -154,22 +155,34 @@ def test_structure(name, texts):
     else:  # the upper body's masses come out of the body box too
         assert base_mass == pytest.approx(ug.body_mass - hips, rel=1e-9)
     legs = [f"{leg.name}_{p}" for leg in entry.gait.legs for p in ("hip", "thigh", "shin", "foot")]
-    assert sorted(links) == sorted(["base_link", *legs, *upper_link_names(entry.gait)])
+    feet = soles(entry.gait)
+    ankles = [] if feet is None else [f"{leg.name}_ankle" for leg, sole in
+                                      zip(entry.gait.legs, feet, strict=True)
+                                      if sole.ankle == "pitch_roll"]  # fmt: skip
+    assert sorted(links) == sorted(["base_link", *legs, *ankles, *upper_link_names(entry.gait)])
     box = links["base_link"].find("collision/geometry/box")
     assert [float(v) for v in box.get("size").split()] == pytest.approx(geo.body, rel=1e-9)
     for i, foot in enumerate(foot_link_names(entry.gait)):
-        sphere = links[foot].find("collision/geometry/sphere")
-        assert float(sphere.get("radius")) == pytest.approx(geo.foot_radius, rel=1e-9)
         origin = links[foot].find("collision/origin")
-        assert origin.get("xyz") == "0 0 0", f"{foot}: the sphere centre is the link origin"
+        if feet is None:
+            sphere = links[foot].find("collision/geometry/sphere")
+            assert float(sphere.get("radius")) == pytest.approx(geo.foot_radius, rel=1e-9)
+            assert origin.get("xyz") == "0 0 0", f"{foot}: the sphere centre is the link origin"
+        else:  # a box sole whose bottom lies the ankle height below the link origin (the ankle)
+            sole = feet[i]
+            size = links[foot].find("collision/geometry/box").get("size")
+            size = [float(v) for v in size.split()]
+            assert size == pytest.approx([sole.length, sole.width, sole.thickness], rel=1e-9)
+            x, y, z = (float(v) for v in origin.get("xyz").split())
+            assert (x - size[0] / 2, x + size[0] / 2) == pytest.approx((-sole.heel, sole.toe))
+            assert z - size[2] / 2 == pytest.approx(-geo.foot_radius, rel=1e-9) and y == 0
         thigh = links[f"{entry.gait.legs[i].name}_thigh"]
         mass = float(thigh.find("inertial/mass").get("value"))
         assert mass == pytest.approx(geo.leg_masses[i, 0], rel=1e-9)
     joints = root.findall("joint")
     revolute = [j for j in joints if j.get("type") == "revolute"]
-    assert [j.get("name") for j in revolute] == joint_names(entry.gait) + upper_joint_names(
-        entry.gait
-    )
+    assert [j.get("name") for j in revolute] == (
+        joint_names(entry.gait) + ankle_joint_names(entry.gait) + upper_joint_names(entry.gait))
     for j in revolute:
         lim = j.find("limit")
         lo, hi = float(lim.get("lower")), float(lim.get("upper"))
@@ -178,7 +191,7 @@ def test_structure(name, texts):
         dyn = j.find("dynamics")
         assert float(dyn.get("damping")) >= 0 and float(dyn.get("friction")) >= 0
     fixed = [j.get("name") for j in joints if j.get("type") == "fixed"]
-    assert fixed == [f"{leg.name}_foot_fixed" for leg in entry.gait.legs]
+    assert fixed == ([] if feet else [f"{leg.name}_foot_fixed" for leg in entry.gait.legs])
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -186,7 +199,8 @@ def test_mujoco_compiles_unchanged_text(name, texts):
     mujoco = pytest.importorskip("mujoco")
     model = mujoco.MjModel.from_xml_string(texts[name])
     gait = CATALOG[name].gait
-    assert model.njnt == 3 * gait.n_legs + len(upper_joint_names(gait))
+    assert model.njnt == 3 * gait.n_legs + len(upper_joint_names(gait)) + len(
+        ankle_joint_names(gait))
     lo, hi, _ = upper_limits(gait)
     for k, joint in enumerate(upper_joint_names(gait)):
         assert model.joint(joint).limited and np.allclose(
@@ -302,7 +316,10 @@ def test_pybullet_masses_and_inertial_frames(name, texts, tmp_path):
             want = np.array([length / 2, 0, 0]) if up else np.array([0, 0, -length / 2])
             got = centres[f"{leg.name}_{part}"]
             assert np.allclose(got, want, atol=1e-9), f"{leg.name}_{part}: {got} != {want}"
-        assert np.allclose(centres[f"{leg.name}_foot"], 0, atol=1e-12)
+        sole = None if soles(entry.gait) is None else soles(entry.gait)[i]
+        want = 0.0 if sole is None else ((sole.toe - sole.heel) / 2, 0.0,
+                                         sole.thickness / 2 - sole.height)  # fmt: skip
+        assert np.allclose(centres[f"{leg.name}_foot"], want, atol=1e-12)
         assert geo.chain.upper[i] == leg.upper
     ug = upper_geometry(entry.gait)
     for link, want in ({} if ug is None else _upper_centres(ug)).items():
@@ -573,7 +590,8 @@ def test_mujoco_compiles_custom_upper_bodies(name, upper_texts):
     mujoco = pytest.importorskip("mujoco")
     gait = UPPER_ENTRIES[name].gait
     model = mujoco.MjModel.from_xml_string(upper_texts[name])
-    assert model.njnt == 3 * gait.n_legs + len(upper_joint_names(gait))
+    assert model.njnt == 3 * gait.n_legs + len(upper_joint_names(gait)) + len(
+        ankle_joint_names(gait))
 
 
 def _xml_limits(text: str) -> dict[str, tuple[float, float]]:

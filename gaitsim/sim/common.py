@@ -2,8 +2,8 @@
 
 ``WorldBase``: the step count and clock, the lifetime flags and the context manager.
 ``RobotBase``: the walker's compiled body and the construction sequence (load the URDF,
-index it, start limp in the home pose at the standing height), the shape checks and the
-standing height. Each engine's module fills in the engine calls.
+index it, start limp in the home pose at the standing height, soles flat), the shape
+checks and the standing height. Each engine's module fills in the engine calls.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..body import compile_body
+from ..feet import ankle_angles
 from ..geometry import GRAVITY
 from ..ik import leg_ik
 from ..terrain import Flat
@@ -78,7 +79,12 @@ class RobotBase:
 
     The body starts in its mid-stance pose: joints ``joint_positions`` (default
     ``home_joints``, every foot at its home) with the base at ``base_position`` (default:
-    the standing height over the terrain at the origin), joints limp until commanded.
+    the standing height over the terrain at the origin), joints limp until commanded. A
+    walker on soles starts with its ankles at ``home_ankles``: the angles that lay each sole
+    flat under the level body in the home pose (``Body.ankle_joint_names`` order; empty on
+    sphere feet). The ankles are their own joint group, like the upper body's:
+    ``set_ankle_positions``, ``ankle_state``, ``command_ankles``, Sensed's
+    ``ankle_positions`` and ``foot_cops``.
     ``entry`` may be a compiled Body, or anything ``compile_body`` takes (an Entry, a Gait,
     a built-in name; ``cache_dir`` only matters then). Subclasses implement ``_load``
     (put the URDF in the world, index joints and feet, set ``mass``, ``effort``, ``lower``,
@@ -111,12 +117,30 @@ class RobotBase:
             base_position = (0.0, 0.0, self.standing_height(world.terrain, 0.0, 0.0))
         self._load(base_position, base_orientation)
         self.home_joints, _ = leg_ik(self.geometry.chain, self.geometry.homes)
+        self.home_ankles = self.flat_ankles(self.home_joints)
         self.release_joints()
         self.reset_base(base_position, base_orientation)
         self.set_joint_positions(self.home_joints if joint_positions is None else joint_positions)
+        if len(self.home_ankles):
+            self.set_ankle_positions(self.home_ankles)
 
     def _load(self, base_position, base_orientation) -> None:  # pragma: no cover
         raise NotImplementedError
+
+    def flat_ankles(self, q) -> np.ndarray:
+        """The ankle angles (Body.ankle_joint_names order) that lay every sole parallel to
+        the body's xy plane with the legs at ``q`` (L, 3): flat on level ground under a
+        level body. Empty on sphere feet."""
+        if self.body.soles is None:
+            return np.zeros(0)
+        q = self._shaped(q, "flat_ankles")
+        pitch, roll = ankle_angles(q, np.broadcast_to(np.eye(3), (self.n_legs, 3, 3)))
+        out = []
+        for i, sole in enumerate(self.body.soles):
+            out.append(float(pitch[i]))
+            if sole.ankle == "pitch_roll":
+                out.append(float(roll[i]))
+        return np.array(out)
 
     def standing_height(self, terrain, x: float = 0.0, y: float = 0.0) -> float:
         """Base z for the mid-stance pose over (x, y): ground + foot radius + hip height."""

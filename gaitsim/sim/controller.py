@@ -45,6 +45,7 @@ import numpy as np
 
 from ..footplan import FootPlanner, Steering
 from ..gait import smooth01
+from ..geometry import FOOT_PAD_SINK
 from ..ik import ScalarLeg
 from ..walker import Walker
 from . import stance as load
@@ -62,6 +63,7 @@ from .reference import (  # noqa: F401  (re-exported: the control loop's helpers
     yawed,
 )
 from .robot import Robot
+from .soles import SoleDriver
 from .upperbody import UpperBodyDriver
 from .world import World
 
@@ -96,7 +98,10 @@ class ControlConfig:
     force_scale: float = 1.0  # the URDF effort limits' multiplier
     plant_lock: str = "measured"  # touchdown holds the foot where it is ("planned": as planned)
     capture_gain: float = 1.0  # swing feet land this share of the capture point's error
-    preload: float = 0.0  # stance feet aim this share of a foot radius into the ground
+    preload: float | None = None  # stance feet aim this share of a foot radius (a sole's
+    # ankle height) into the ground; None: 0 for spheres, for soles the share their pad
+    # sinks under an even share of the weight (``geometry.FOOT_PAD_SINK``), so a standing
+    # sole is held where its pad settles
     track_gain: float = 1.0  # share of the x, y, yaw error to the reference closed per step
     load: float = 1.0  # share of the weight the stance legs carry by torque feedforward
     load_ramp: float = 0.15  # a stance foot takes up / gives off its load over this share
@@ -132,7 +137,9 @@ class ControlConfig:
             v = getattr(self, name)
             if not (math.isfinite(v) and v > 0):
                 raise ValueError(f"{name} must be a positive number, got {v!r}")
-        for name in ("capture_gain", "preload", "odometry_floor",
+        if self.preload is not None and not (math.isfinite(self.preload) and self.preload >= 0):
+            raise ValueError(f"preload must be a number >= 0 or None, got {self.preload!r}")
+        for name in ("capture_gain", "odometry_floor",
                      "odometry_lead", "attitude_gain", "attitude_damping", "motor_floor",
                      "reach_speed"):  # fmt: skip
             v = getattr(self, name)
@@ -208,12 +215,16 @@ class GaitController:
         # (one lift in half a swing)
         self._land_speed = cfg.reach_speed * 2.0 * self.gait.lift / swing_time
         self._full_forces = (robot.effort.ravel() * cfg.force_scale).tolist()
-        self._preload = cfg.preload * self.geo.foot_radius
+        preload = cfg.preload
+        if preload is None:
+            preload = FOOT_PAD_SINK if walker.soles is not None else 0.0
+        self._preload = preload * self.geo.foot_radius
         self._record_on = record
         # only the yaw balance figures read the robot's angular momentum (default: recording)
         robot.track_momentum = record if track_momentum is None else bool(track_momentum)
         robot.set_gains(cfg.kp, cfg.kd, cfg.force_scale)
         self.upper = UpperBodyDriver(walker, robot, self.dt, world.dt) if walker.upper else None
+        self.soles = SoleDriver(walker, robot) if walker.soles is not None else None
         self.reset(start)
 
     # ------------------------------------------------------------------ set-up
@@ -236,6 +247,9 @@ class GaitController:
             self.robot.set_base_velocity([(b - a) * v for a, b in zip(pos, pos2, strict=True)])
         self.robot.set_joint_positions(pose.joints)
         self.robot.command_joint_list(pose.joints.ravel().tolist())
+        if self.soles is not None:
+            self.robot.set_ankle_positions(pose.ankle_joints)
+            self.robot.command_ankles(pose.ankle_joints)
         if self.upper is not None:
             self.upper.reset(pose.upper_joints)
         self.speed_scale = 1.0  # gait-rate multiplier (modulation), on top of the Walker's
@@ -332,12 +346,18 @@ class GaitController:
         return dyaw * getattr(self.walker.path, "radius", 1.0)
 
     # ------------------------------------------------------------------ the feet
-    def _plan_feet(self, sensed, corr):
-        """World foot targets now and one step ahead, and which legs changed phase."""
+    def _plan_feet(self, sensed, corr, heading: float | None = None):
+        """World foot targets now and one step ahead, and which legs changed phase (with
+        soles: the ankles, rolled with the soles; ``heading``: the reference's, default
+        the reference's now)."""
+        if heading is None:
+            heading = self._ref(self.s_ref)[2]
         touchdown = sensed.feet if self.config.plant_lock == "measured" else None
+        if touchdown is not None and self.soles is not None:
+            touchdown = [self._flat_point(i, sensed, heading) for i in range(self.n_legs)]
+        ds = self.speed * self.speed_scale * self.dt
         now, ahead, events = self.planner.advance(
-            self.s, self.speed * self.speed_scale * self.dt, touchdown, corr,
-            self.lift_scale, self.speed_scale, self._held,
+            self.s, ds, touchdown, corr, self.lift_scale, self.speed_scale, self._held,
         )  # fmt: skip
         for i, st in enumerate(self.planner.stance):
             if st:
@@ -347,10 +367,22 @@ class GaitController:
                 x, y, z = now[i]
                 now[i] = ahead[i] = (x + ox, y + oy, z - self._preload)
                 self._held[i] = now[i]
-        self._reach_down(now, ahead, events, sensed)
+        self._reach_down(now, ahead, events, sensed, heading)
         self._hold_early(now, ahead, sensed)
         self._lift_first(now, ahead, sensed)
+        if self.soles is not None:  # the planned ankles: flat points moved by the roll
+            p_now, p_ahead = self.soles.pitches(self.planner, ds)
+            held = {i for i, e in enumerate(self._early) if e is not None}
+            self.soles.roll_targets(now, p_now, heading, held)
+            self.soles.roll_targets(ahead, p_ahead, heading, held)
         return now, ahead, events
+
+    def _flat_point(self, i: int, sensed, heading: float) -> tuple[float, float, float]:
+        """Leg ``i``'s measured ankle as the flat plant it stands for: a sole that has just
+        struck the ground has its ankle off the plant by the heel strike's roll."""
+        fx, fy, fz = sensed.feet[i]
+        ox, oy, oz = self.soles.strike_offset(i, heading, fx, fy)
+        return (fx - ox, fy - oy, fz - oz)
 
     def _lift_first(self, targets, ahead, sensed) -> None:
         """A foot that is still on the ground after its lift-off rises on its arc but stays
@@ -399,8 +431,8 @@ class GaitController:
         turns by the rotation vector phi without sliding moves its centre by r phi x n
         (n up). Holding the centre at the touchdown point instead would make the leg
         fight its own rolling foot."""
-        if not self.config.roll_compensation:
-            return 0.0, 0.0
+        if not self.config.roll_compensation or self.soles is not None:
+            return 0.0, 0.0  # (a sole does not roll like a sphere: its roll is planned)
         ax, ay, az, aw = quat
         bx, by, bz, bw = self._td_quat[i]
         x = -aw * bx + ax * bw - ay * bz + az * by  # q * conj(q0)
@@ -414,7 +446,7 @@ class GaitController:
         r = self.geo.foot_radius
         return r * k * y, -r * k * x
 
-    def _reach_down(self, targets, ahead, events, sensed) -> None:
+    def _reach_down(self, targets, ahead, events, sensed, heading: float = 0.0) -> None:
         """A stance foot that has not touched the ground yet keeps reaching down (at most
         one lift below its plant) until it does, and is then held where it landed: a foot
         that arrives a millimetre high would otherwise hover above the ground while its
@@ -431,7 +463,8 @@ class GaitController:
                 if sensed.contacts[i]:  # down at last: hold it where it landed
                     self._landed[i] = True
                     if self._reach[i]:
-                        fx, fy, _ = sensed.feet[i]
+                        fx, fy, _ = (sensed.feet[i] if self.soles is None
+                                     else self._flat_point(i, sensed, heading))  # fmt: skip
                         plan.plant[i] = (fx, fy, plan.rest_z(i, fx, fy))
                         self._td_quat[i] = sensed.foot_quaternions[i]
                         targets[i] = ahead[i] = plan.plant[i]
@@ -466,6 +499,7 @@ class GaitController:
         (pos, rot, heading, _), (pos2, rot2, _, _) = ref, ref2
         dpos = (pos2[0] - pos[0], pos2[1] - pos[1])
         vpos, vrot = self._virtual_body(sensed, pos, rot, heading)
+        self._vrot = vrot  # (the soles' stance ankles hold the body to it too)
         vpos2, vrot2 = carried(vpos, vrot, rot, rot2, dpos, pos2[2])
         mpos = sensed.position  # stance legs: the measured body, carried as the reference
         mpos2 = (mpos[0] + dpos[0], mpos[1] + dpos[1], mpos[2] + pos2[2] - pos[2])
@@ -605,7 +639,8 @@ class GaitController:
         self._apply_steering(self.yaw_rate)
         ds = self._advance_distances()
         ref, ref2 = self._ref(self.s_ref), self._ref(self.s_ref + ds)
-        targets, ahead, events = self._plan_feet(sensed, self._placement(sensed, ref, ref2))
+        corr = self._placement(sensed, ref, ref2)
+        targets, ahead, events = self._plan_feet(sensed, corr, ref[2])
         mrot = rot_from_quat(sensed.quaternion)  # the measured attitude, row-major
         q2, v, short = self._solve_legs(sensed, mrot, ref, ref2, targets, ahead, events)
         kp = self._gains()
@@ -617,6 +652,9 @@ class GaitController:
         self.targets, self.shortfall = targets, short  # this step's, for callers
         tau, forces = self._stance_load(sensed, mrot)
         self.robot.command_joint_list(q2, v, kp, forces)
+        if self.soles is not None:
+            self.robot.command_ankles(self.soles.ankles(
+                q2, (self._vrot, mrot), self._virtual_shares(), targets))
         if self.upper is not None:
             self._command_upper(sensed)
         self._physics(tau, ds, ref[2], ref2[2])
@@ -705,6 +743,9 @@ class GaitController:
             )  # fmt: skip
             if self.upper is not None:
                 self._record_upper(new)
+            if self.soles is not None:  # each foot's centre of pressure (NaN: not down)
+                nan = (math.nan,) * 3
+                self.record.add(foot_cops=[c if c is not None else nan for c in new.foot_cops])
 
     def _record_upper(self, new) -> None:
         """The upper body's record: joints, head centre and attitude, chest attitude."""

@@ -23,6 +23,19 @@ with (L, 3) arrays), ``set_gains``, ``release_joints``, ``command_torque_list(ta
 ``place_base(pos, quat, linear, angular)``, ``reset_base``, ``set_base_velocity``,
 ``set_joint_positions``, ``base_pose``, ``base_velocity``, ``joint_state``,
 ``foot_positions``, ``foot_contacts``, ``center_of_mass``, ``tilt_inertia``, ``remove``.
+
+Two joint groups besides the legs, each flat (n,) in its Body order and empty (every call a
+no-op) on a walker without it: the upper body (``Body.upper_joint_names``):
+``set_upper_positions(q)``, ``upper_state()`` -> (positions, velocities),
+``command_upper(q, v)``, Sensed's ``upper_positions``; the ankles of a walker on soles
+(``Body.ankle_joint_names``): ``home_ankles`` (the soles flat in the home pose),
+``flat_ankles(q)``, ``ankle_names``, ``ankle_effort`` / ``ankle_lower`` / ``ankle_upper``,
+``set_ankle_positions(q)``, ``ankle_state()`` -> (positions, velocities),
+``command_ankles(q, v, kp, forces)`` (PyBullet's position motor, DEFAULT_KP and
+DEFAULT_KD, forces ``Body.ankle_effort`` by default), Sensed's ``ankle_positions`` and
+``foot_cops`` (each foot's ground centre of pressure, world, None off the ground; both
+``()`` on sphere feet). A sole's foot link has its origin at the ankle joint: ``feet`` and
+``foot_positions`` report the ankles, the point the gait plans.
 """
 
 from __future__ import annotations

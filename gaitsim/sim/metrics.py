@@ -319,13 +319,45 @@ def _first_fall(rec: dict, standing_height: float) -> tuple[int, str]:
     return k, "body_contact" if body[k] else ("tilt" if tilt[k] > FALL_TILT_DEG else "height")
 
 
-def _slip_figures(rec: dict, ok: slice, foot_radius: float):
+SOLE_FLAT_DEG = 3.0  # a sole pitched less than this from level counts as flat on the ground
+
+
+def sole_angles(foot_quat) -> tuple[np.ndarray, np.ndarray]:
+    """Each sole's yaw and pitch (rad; pitch positive toe down) from its link's world
+    orientation (..., 4), x y z w: the forward axis's heading and its drop below level."""
+    from scipy.spatial.transform import Rotation
+
+    q = np.asarray(foot_quat, float)
+    fwd = Rotation.from_quat(q.reshape(-1, 4)).apply([1.0, 0.0, 0.0]).reshape(*q.shape[:-1], 3)
+    yaw = np.arctan2(fwd[..., 1], fwd[..., 0])
+    pitch = np.arcsin(np.clip(-fwd[..., 2], -1.0, 1.0))
+    return yaw, pitch
+
+
+def unrolled_feet(feet, foot_quat, soles) -> np.ndarray:
+    """Where each ankle (T, L, 3) would be with its sole laid flat by rolling back about the
+    edge it stands on (``feet.ankle_offset`` taken out, level ground): a sole that rolls
+    heel to toe without sliding keeps this point still, so its motion is the slip."""
+    from ..feet import ankle_offset
+
+    yaw, pitch = sole_angles(foot_quat)
+    heel = np.array([s.heel for s in soles])
+    toe = np.array([s.toe for s in soles])
+    h = np.array([s.height for s in soles])
+    dx, dz = ankle_offset(heel, toe, h, pitch)
+    off = np.stack([np.cos(yaw) * dx, np.sin(yaw) * dx, dz], axis=-1)
+    return np.asarray(feet, float) - off
+
+
+def _slip_figures(rec: dict, ok: slice, foot_radius: float, soles=None):
     """Per-leg net slips (rolling taken out when the record has foot orientations), and
     every stance's slip, centre travel and slip path, in metres."""
     feet, contacts = rec["feet"][ok], rec["contacts"][ok].astype(bool)
     travel = stance_slips(feet, contacts, net=True)
     fq = rec.get("foot_quat")
-    if fq is not None and foot_radius > 0:
+    if fq is not None and soles is not None:  # a sole's planned roll is no slip
+        slips = stance_slips(unrolled_feet(feet, fq[ok], soles), contacts, net=True)
+    elif fq is not None and foot_radius > 0:
         slips = stance_slips(feet, contacts, net=True, foot_quat=fq[ok], radius=foot_radius)
     else:
         slips = travel
@@ -346,6 +378,7 @@ def summarize(
     dt: float,
     cycle: float = 0.0,
     foot_radius: float = 0.0,
+    soles=None,
 ) -> dict:
     """Summary metrics of a run from recorded arrays (see ``Recorder`` keys in the controller).
 
@@ -356,8 +389,10 @@ def summarize(
     contact-fidelity figures use whole cycles after the first. With ``foot_radius`` and a
     ``foot_quat`` record (T, L, 4), slip is the sliding of the contact point (a sphere
     foot's rolling taken out); ``foot_travel_mm_per_stance`` keeps the foot centre's net
-    displacement, rolling included. A run whose body state went non-finite reports
-    ``finite`` False (its verdict is ``non_finite``).
+    displacement, rolling included. With ``soles`` (``gaitsim.feet``, per leg), slip is
+    that of the unrolled ankle (``unrolled_feet``) and ``sole_figures`` are added. A run
+    whose body state went non-finite reports ``finite`` False (its verdict is
+    ``non_finite``).
     """
     t = rec["t"]
     T = len(t)
@@ -368,7 +403,7 @@ def summarize(
     ok = slice(0, max(fall_idx, 1))  # metrics of the walk up to a fall
     distance = float(rec["progress"][ok][-1] - rec["progress"][0])
     duration = float(t[ok][-1] - t[0]) if T > 1 else 0.0
-    slips, all_slips, all_travel, all_paths = _slip_figures(rec, ok, foot_radius)
+    slips, all_slips, all_travel, all_paths = _slip_figures(rec, ok, foot_radius, soles)
     margins = np.array(
         [
             support_margin(rec["com"][k, :2], feet[k, :, :2], contacts[k])
@@ -407,4 +442,58 @@ def summarize(
         "fell": fell,
         "fall_reason": why,
         "time_to_fall_s": float(t[fall_idx] - t[0]) if fell else None,
+        **(sole_figures(rec, ok, soles) if soles is not None and "foot_quat" in rec else {}),
+    }
+
+
+def _episodes(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and last (inclusive) sample of each run of True in ``c`` (T,)."""
+    c = c.astype(np.int8)
+    return (np.flatnonzero(np.diff(np.r_[0, c]) == 1),
+            np.flatnonzero(np.diff(np.r_[c, 0]) == -1))  # fmt: skip
+
+
+def sole_figures(rec: dict, ok: slice, soles) -> dict:
+    """What the soles did: their mean pitch (deg, negative toe up) at touchdown and at
+    lift-off over every contact episode, the measured share of each stance phase
+    (``gait.STANCE_PHASES``) over the record, from the part of the sole on the ground
+    (toe up: its heel, ``contact``; flat within SOLE_FLAT_DEG: ``loading`` while the
+    centre of pressure is behind the ankle, ``mid-stance`` once ahead; heel up: its toe,
+    ``push-off``; off the ground: ``swing``), and the centre of pressure's margin inside
+    the sole (mm, the distance to the nearest edge; negative outside), least and mean."""
+    from ..gait import STANCE_PHASES
+
+    contacts = rec["contacts"][ok].astype(bool)
+    yaw, pitch = sole_angles(rec["foot_quat"][ok])
+    at_td, at_lo = [], []
+    for leg in range(contacts.shape[1]):
+        starts, ends = _episodes(contacts[:, leg])
+        at_td += list(pitch[starts, leg])
+        at_lo += list(pitch[ends, leg])
+    flat = np.radians(SOLE_FLAT_DEG)
+    cop = rec.get("foot_cops")
+    ahead = np.zeros(contacts.shape, bool)
+    margin = np.full(contacts.shape, np.nan)
+    if cop is not None:
+        rel = np.asarray(cop, float)[ok] - rec["feet"][ok]
+        c, s = np.cos(yaw), np.sin(yaw)
+        x, y = c * rel[..., 0] + s * rel[..., 1], -s * rel[..., 0] + c * rel[..., 1]
+        ahead = x > 0.0
+        heel = np.array([q.heel for q in soles])
+        toe = np.array([q.toe for q in soles])
+        half = np.array([0.5 * q.width for q in soles])
+        margin = np.minimum(np.minimum(x + heel, toe - x), half - np.abs(y))
+    phase = np.full(contacts.shape, len(STANCE_PHASES) - 1)  # swing
+    phase[contacts & (pitch < -flat)] = 0
+    phase[contacts & (np.abs(pitch) <= flat) & ~ahead] = 1
+    phase[contacts & (np.abs(pitch) <= flat) & ahead] = 2
+    phase[contacts & (pitch > flat)] = 3
+    share = [float(np.mean(phase == k)) for k in range(len(STANCE_PHASES))]
+    m = margin[contacts & np.isfinite(margin)]
+    return {
+        "sole_pitch_deg_at_touchdown": float(np.degrees(np.mean(at_td))) if at_td else None,
+        "sole_pitch_deg_at_liftoff": float(np.degrees(np.mean(at_lo))) if at_lo else None,
+        "stance_phase_share": dict(zip(STANCE_PHASES, share, strict=True)),
+        "cop_margin_mm_min": float(m.min() * 1000) if m.size else None,
+        "cop_margin_mm_mean": float(m.mean() * 1000) if m.size else None,
     }

@@ -7,8 +7,9 @@ a second time. To it the spec adds what a URDF cannot say:
 - a free joint on the base link (``fixed_base``: none; the base is welded where it is put);
 - the ground from the same terrain object the kinematics use: a plane for ``Flat`` and
   ``Slope``, a height field for ``Rough`` (its grid padded at the edges as in PyBullet);
-- one position actuator per joint, in chain order, that reproduces PyBullet's position
-  motor (see ``MujocoRobot.command_joint_list``);
+- one position actuator per joint (the legs' in chain order, then the upper body's, then
+  the ankles'), that reproduces PyBullet's position motor (see
+  ``MujocoRobot.command_joint_list``);
 - contact parameters: robot geoms collide with the ground only (PyBullet loads URDFs
   without self-collision too); feet take precedence in every foot-ground pair, with the
   world's friction, a torsional friction of one foot radius per newton (PyBullet's
@@ -16,7 +17,13 @@ a second time. To it the spec adds what a URDF cannot say:
   the foot pad (``geometry.foot_pad``: a sink of 10 % of the radius under an even share of
   the weight), never faster than ``MIN_TIMECONST_STEPS`` physics steps; the no-slip pass
   (``NOSLIP_ITERATIONS``) holds a loaded foot where it stands, as PyBullet's friction
-  anchor does.
+  anchor does. A sole's box geom is its foot's and gets the same; MuJoCo's soft contact
+  sets each contact's dynamics in its own acceleration space, so the corners of a sole do
+  not need the pad shared among them as PyBullet's spring-dampers do (measured, the
+  mechanic standing, legs and ankles held, 4 contacts a sole: its ankles 2.1-3.3 mm below
+  their height, its base 3.4-4.8 mm with the leg motors' give; the pad's design: 4.8 mm);
+- the ankles' rotor inertia sized for a planted foot's load (``ANKLE_ARMATURE``,
+  ``MujocoRobot._standing_inertia``); their motors are the legs' (and so are sized for it).
 
 The integrator is MuJoCo's ``implicitfast``: the actuators' velocity feedback is
 integrated implicitly, so they can close a joint's velocity error within a step without
@@ -58,6 +65,15 @@ NOSLIP_ITERATIONS = 4  # the no-slip pass: PyBullet's friction anchor (a loaded 
 CONE = 0  # mujoco.mjtCone: 0 pyramidal, 1 elliptic
 SUBSTEPS = 2  # MuJoCo steps per world step
 ARMATURE = 0.5  # each joint's rotor inertia, as a share of its leg's inertia about it
+ANKLE_ARMATURE = 0.01  # an ankle's rotor inertia: at least this share of the body's inertia
+# about it on a planted foot (MujocoRobot._standing_inertia; the mechanic: 0.086 and 0.060
+# kg m^2 for pitch and roll, against the foot's own 0.001 and 0.0003). With ARMATURE alone
+# the foot (a light sole, a lighter ankle link between its two joints) was too small a load
+# for its motor and the soft contacts: the mechanic standing, legs and ankles held, rocked
+# heel to toe (190 N swings on each foot; with its ankles damped rigid it still tipped over
+# backwards in 2 s), and its ankle motors, damped for the foot alone, let it fall back in
+# 3 s. With this it stands: 1 N swings after 0.5 s, ankles within 0.0005 rad. The price: a
+# foot in the air turns at most effort / armature (1000 rad/s^2 for the mechanic's 88 N m)
 HFIELD_BASE = 0.5  # m of solid height field below its lowest point
 URDF_COMPILER = '<mujoco><compiler fusestatic="false" discardvisual="true"/></mujoco>'
 
@@ -131,7 +147,7 @@ class MujocoWorld(WorldBase):
         else:
             base.add_freejoint()
         _robot_contacts(spec, body, self.friction, self.dt / self.substeps)
-        for name in (*body.joint_names, *body.upper_joint_names):  # legs first
+        for name in (*body.joint_names, *body.upper_joint_names, *body.ankle_joint_names):
             act = spec.add_actuator()
             act.name, act.target = name, name
             act.trntype = mujoco.mjtTrn.mjTRN_JOINT
@@ -366,18 +382,28 @@ class MujocoRobot(RobotBase):
         self._ff = np.zeros(len(names))  # the held feedforward torques, chain order
         self._q = None  # the motors' position targets (None: released)
         self._index_upper()
+        self._index_ankles()
         # rotor inertia (armature) in proportion to each joint's own inertia: a real geared
         # joint has it, and without it a leg whose bones nearly cancel (a short upper bone
         # on a long lower one) has a joint inertia several times smaller than its
         # diagonal, and the stiff servos chatter
         inertia = self._joint_inertia()
-        acted = np.concatenate([self._vadr, self._uvadr]).astype(int)
+        acted = self._acted()
         m.dof_armature[acted] = ARMATURE * inertia
         self._inertia = inertia * (1.0 + ARMATURE)
+        if len(self._avadr):  # ankles: see ANKLE_ARMATURE
+            own = inertia[len(inertia) - len(self._avadr) :]
+            rotor = np.maximum(ARMATURE * own, ANKLE_ARMATURE * self._ankle_load)
+            m.dof_armature[self._avadr] = rotor
+            self._inertia[len(inertia) - len(self._avadr) :] = own + rotor
         # the actuators' damping: VELOCITY_CLOSURE joint inertias per MuJoCo step
         damping = VELOCITY_CLOSURE * self._inertia / self.model.opt.timestep
-        self._nl = len(names)  # actuators: the legs' first, then the upper body's
-        self._damping, self._udamping = damping[: self._nl], damping[self._nl :]
+        # actuators: the legs' first, then the upper body's, then the ankles'
+        self._nl = len(names)
+        self._na0 = self._nl + len(self._uvadr)  # the first ankle actuator
+        self._damping = damping[: self._nl]
+        self._udamping = damping[self._nl : self._na0]
+        self._adamping = damping[self._na0 :]
 
     def _index_upper(self) -> None:
         """The upper body's joints, their actuators' rows and the head and chest bodies."""
@@ -392,13 +418,34 @@ class MujocoRobot(RobotBase):
         self._head = m.body("head").id if has and self.body.upper_body.head is not None else None
         self._chest = m.body("chest").id if has and self.body.upper_body.torso is not None else None
 
+    def _index_ankles(self) -> None:
+        """The ankles' joints (``Body.ankle_joint_names``; none on sphere feet)."""
+        m = self.model
+        names = list(self.body.ankle_joint_names)
+        missing = [n for n in names if mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, n) < 0]
+        if missing:
+            raise RuntimeError(f"MujocoRobot: {self.urdf_path} lacks ankle joints {missing}")
+        ids = [m.joint(n).id for n in names]
+        self.ankle_names = names
+        self._aqadr = np.array([m.jnt_qposadr[j] for j in ids], dtype=int)
+        self._avadr = np.array([m.jnt_dofadr[j] for j in ids], dtype=int)
+        self.ankle_effort = np.asarray(self.body.ankle_effort, float)
+        self.ankle_lower = np.asarray(self.body.ankle_lower, float)
+        self.ankle_upper = np.asarray(self.body.ankle_upper, float)
+        self._aq = None  # the ankle motors' position targets (None: released)
+
+    def _acted(self) -> np.ndarray:
+        """The dofs with actuators, in actuator order (legs, upper body, ankles)."""
+        return np.concatenate([self._vadr, self._uvadr, self._avadr]).astype(int)
+
     def _joint_inertia(self) -> np.ndarray:
-        """Each joint's inertia (kg m^2) at the home pose: its subtree about its axis, the
-        armature left out."""
+        """Each joint's inertia (kg m^2) at the home pose (ankles at 0): its subtree about its
+        axis, the armature left out. Also each ankle's load on a planted foot."""
         m, d = self.model, self.data
         q0 = d.qpos.copy()
         home, _ = leg_ik(self.geometry.chain, self.geometry.homes)
         d.qpos[self._qadr] = home.ravel()
+        d.qpos[self._aqadr] = 0.0  # whatever a robot loaded before left there
         # no contacts: the base still sits at the model's origin, inside any rough ground
         flags = m.opt.disableflags
         m.opt.disableflags = flags | int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
@@ -411,9 +458,29 @@ class MujocoRobot(RobotBase):
             mujoco.mj_fullM(m, d, full)  # mujoco >= 3.3
         except TypeError:
             mujoco.mj_fullM(m, full, d.qM)  # mujoco 3.2
+        self._ankle_load = self._standing_inertia()
         d.qpos[:] = q0
-        acted = np.concatenate([self._vadr, self._uvadr]).astype(int)
+        acted = self._acted()
         return np.diag(full)[acted] - m.dof_armature[acted]  # the links' own
+
+    def _standing_inertia(self) -> np.ndarray:
+        """Each ankle joint's load on a planted foot (kg m^2): the rest of the robot (every
+        body outside the joint's subtree) about the joint's axis, from the current frames."""
+        m, d = self.model, self.data
+        out = np.zeros(len(self._avadr))
+        for k, j in enumerate(m.dof_jntid[self._avadr]):
+            below = {int(m.jnt_bodyid[j])}
+            for b in range(int(m.jnt_bodyid[j]) + 1, m.nbody):  # parents come first
+                if int(m.body_parentid[b]) in below:
+                    below.add(b)
+            axis, anchor = d.xaxis[j], d.xanchor[j]
+            for b in range(1, m.nbody):
+                if b in below:
+                    continue
+                local = d.ximat[b].reshape(3, 3).T @ axis  # the axis in b's inertial frame
+                arm = np.cross(d.xipos[b] - anchor, axis)
+                out[k] += m.body_inertia[b] @ local**2 + m.body_mass[b] * arm @ arm
+        return out
 
     # ------------------------------------------------------------------ control
     def set_gains(self, kp=None, kd=None, force_scale: float = FORCE_SCALE) -> None:
@@ -430,7 +497,7 @@ class MujocoRobot(RobotBase):
         m.actuator_gainprm[:, 0] = 0.0
         m.actuator_biasprm[:, :3] = 0.0
         m.actuator_forcerange[:] = 0.0
-        self._q = self._uq = None
+        self._q = self._uq = self._aq = None
 
     def set_upper_positions(self, q) -> None:
         """Teleport the upper body's joints to ``q`` (n,), at rest."""
@@ -447,15 +514,44 @@ class MujocoRobot(RobotBase):
         effort limits), as ``command_joint_list`` does for the legs."""
         if not len(self._uqadr):
             return
-        m, nl = self.model, self._nl
+        m, nl, a0 = self.model, self._nl, self._na0
         if self._uq is None:  # the motors' constants: set on the first command after a release
             self._urate = DEFAULT_KP / DEFAULT_KD / self.world.dt
-            m.actuator_gainprm[nl:, 0] = self._udamping * DEFAULT_KD
-            m.actuator_biasprm[nl:, 2] = -self._udamping * DEFAULT_KD
-            m.actuator_forcerange[nl:, 0] = -self.upper_effort
-            m.actuator_forcerange[nl:, 1] = self.upper_effort
+            m.actuator_gainprm[nl:a0, 0] = self._udamping * DEFAULT_KD
+            m.actuator_biasprm[nl:a0, 2] = -self._udamping * DEFAULT_KD
+            m.actuator_forcerange[nl:a0, 0] = -self.upper_effort
+            m.actuator_forcerange[nl:a0, 1] = self.upper_effort
         self._uq = np.asarray(q, dtype=float)
         self._uv = np.zeros(len(self._uq)) if v is None else np.asarray(v, dtype=float)
+        self._servo()
+
+    def set_ankle_positions(self, q) -> None:
+        """Teleport the ankles' joints to ``q`` (n,), at rest."""
+        self.data.qpos[self._aqadr] = np.ravel(q)
+        self.data.qvel[self._avadr] = 0.0
+        self._refresh()
+
+    def ankle_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """The ankles' joint positions and velocities, each (n,) (empty on sphere feet)."""
+        return self.data.qpos[self._aqadr].copy(), self.data.qvel[self._avadr].copy()
+
+    def command_ankles(self, q, v=None, kp=None, forces=None) -> None:
+        """The ankles' position motors: PyBullet's law (as ``command_joint_list``) with
+        position gains ``kp`` (default DEFAULT_KP; a scalar or (n,)), DEFAULT_KD and force
+        limits ``forces`` (N m; default ``Body.ankle_effort``). Nothing on sphere feet."""
+        n = len(self._aqadr)
+        if not n:
+            return
+        m, a0 = self.model, self._na0
+        kp = np.broadcast_to(np.asarray(DEFAULT_KP if kp is None else kp, dtype=float), (n,))
+        f = self.ankle_effort if forces is None else np.asarray(forces, dtype=float)
+        self._arate = kp / DEFAULT_KD / self.world.dt
+        m.actuator_gainprm[a0:, 0] = self._adamping * DEFAULT_KD
+        m.actuator_biasprm[a0:, 2] = -self._adamping * DEFAULT_KD
+        m.actuator_forcerange[a0:, 0] = -f
+        m.actuator_forcerange[a0:, 1] = f
+        self._aq = np.asarray(q, dtype=float)
+        self._av = np.zeros(n) if v is None else np.asarray(v, dtype=float)
         self._servo()
 
     def command_joint_list(self, q, v=None, kp=None, forces=None, kd=None) -> None:
@@ -486,8 +582,13 @@ class MujocoRobot(RobotBase):
 
     def _servo(self) -> None:
         """The motors' velocity targets for the current joint positions (each world step)."""
+        if self._aq is not None:
+            actrl = self.data.ctrl[self._na0 :]
+            np.subtract(self._aq, self.data.qpos[self._aqadr], out=actrl)
+            actrl *= self._arate
+            actrl += self._av
         if self._uq is not None:
-            uctrl = self.data.ctrl[self._nl :]
+            uctrl = self.data.ctrl[self._nl : self._na0]
             np.subtract(self._uq, self.data.qpos[self._uqadr], out=uctrl)
             uctrl *= self._urate
             uctrl += self._uv
@@ -624,6 +725,12 @@ class MujocoRobot(RobotBase):
         feet = d.xpos[self._feet].tolist()  # lists of 3: the controller reads them by index
         if self.track_momentum:  # the base's subtree is the robot: its momentum about its
             mujoco.mj_subtreeVel(m, d)  # own centre of mass, world frame
+        upper = self._upper_reading()
+        if len(self._aqadr):  # soles: forces and centres of pressure in one pass
+            forces, cops = self._foot_pressure()
+            upper = (*upper, tuple(d.qpos[self._aqadr].tolist()), cops)
+        else:
+            forces = self._foot_forces()
         return Sensed(
             tuple(d.xpos[b].tolist()),
             (x, y, z, w),
@@ -638,9 +745,9 @@ class MujocoRobot(RobotBase):
             b in touching,
             not touching <= self._foot_or_base,
             [[qx, qy, qz, qw] for qw, qx, qy, qz in d.xquat[self._feet].tolist()],
-            self._foot_forces(),
+            forces,
             float(d.subtree_angmom[b, 2]) if self.track_momentum else math.nan,
-            *self._upper_reading(),
+            *upper,
         )
 
     def _foot_forces(self) -> list[float]:
@@ -654,6 +761,31 @@ class MujocoRobot(RobotBase):
                 mujoco.mj_contactForce(m, d, i, f6)
                 out[body] += float(f6[0])
         return [out[f] for f in self._foot_list]
+
+    def _foot_pressure(self) -> tuple[list[float], list]:
+        """Each foot's ground normal force (N) and centre of pressure (world (x, y, z), or
+        None without force): the normal-force-weighted mean of its contacts' points on the
+        foot (MuJoCo's contact position is midway between the surfaces: moved to the
+        foot's by half the penetration along the normal)."""
+        m, d = self.model, self.data
+        force = dict.fromkeys(self._foot_list, 0.0)
+        moment = {f: np.zeros(3) for f in self._foot_list}
+        f6 = np.zeros(6)
+        con = d.contact
+        for i in range(d.ncon):
+            g1, g2 = con.geom[i]
+            body = int(self._geom_body[max(g1, g2)])
+            if body not in force:
+                continue
+            mujoco.mj_contactForce(m, d, i, f6)
+            fn = float(f6[0])
+            force[body] += fn
+            # the frame's normal points from geom1 to geom2: to the foot when it is geom2
+            normal = con.frame[i, :3] if g2 > g1 else -con.frame[i, :3]
+            moment[body] += fn * (con.pos[i] + normal * (con.dist[i] / 2.0))
+        cops = [tuple((moment[f] / force[f]).tolist()) if force[f] > 0.0 else None
+                for f in self._foot_list]  # fmt: skip
+        return [force[f] for f in self._foot_list], cops
 
     def _upper_reading(self):
         """(upper joint positions, head centre, head and chest quaternions), as PyBullet's."""

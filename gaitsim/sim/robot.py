@@ -1,7 +1,9 @@
 """A walker's URDF body in a World: joint and foot indexing, position control, state.
 
 Arrays are shaped like the kinematics: joints ``(legs, 3)`` in the chain order of
-docs/architecture.md, feet ``(legs, 3)``. The base link's origin is the body frame B
+docs/architecture.md, feet ``(legs, 3)``; the upper body's and the ankles' joints are
+groups of their own, flat ``(n,)`` in ``Body.upper_joint_names`` and
+``Body.ankle_joint_names`` order. The base link's origin is the body frame B
 and its inertial origin is at 0, so PyBullet's base pose is the B frame's pose.
 """
 
@@ -24,6 +26,17 @@ DEFAULT_KP = 0.5
 DEFAULT_KD = 1.0
 FORCE_SCALE = 1.0
 FALLBACK_EFFORT = 100.0  # N m, for joints whose URDF gives no effort limit
+# Every contact point is a spring-damper of the stiffness and damping set on its link, so a
+# box sole, touching at several corners, shares the foot pad (``Body.pad``) among this many:
+# a flat standing sole then sinks about as far as a sphere foot's pad (geometry.
+# FOOT_PAD_SINK of the radius, here of the ankle height) with the pad's natural frequency
+# and damping ratio. Three: Bullet finds a box's points on the ground by three perturbed
+# collision passes, and a flat standing sole holds three corners (at times a fourth from the
+# manifold's cache: it then sinks 3/4 as far). Measured, the mechanic standing on flat
+# ground, legs and ankles held: its base 5.2 mm down for the pad's 4.8 mm (its ankles 3.9
+# to 6.4 mm, the soles tilting a little on three points; 6.8 mm sharing among four, 2.3 mm
+# not sharing). A sole on one edge sinks further under its load.
+SOLE_CONTACT_POINTS = 3
 CONTACT_DISTANCE = 0.0  # a manifold point at this distance (m) or closer counts as touching,
 # as does one that carries a normal force: a foot hovering a millimetre above the ground
 # (inside Bullet's contact margin) does not touch it
@@ -38,6 +51,11 @@ def is_touch(point) -> bool:
 def _floats(values) -> list[float]:
     """A list of Python floats (an array's ``tolist``: the same numbers, faster)."""
     return values.tolist() if isinstance(values, np.ndarray) else [float(x) for x in values]
+
+
+def _each(value, n: int) -> list[float]:
+    """A scalar or (n,) ``value`` as a list of n floats."""
+    return np.broadcast_to(np.asarray(value, dtype=float), (n,)).tolist()
 
 
 LOAD_FLAGS = p.URDF_USE_IMPLICIT_CYLINDER | p.URDF_USE_INERTIA_FROM_FILE
@@ -56,7 +74,7 @@ class Sensed(NamedTuple):
     joint_positions: tuple  # chain order, like joint_velocities and joint_torques
     joint_velocities: tuple
     joint_torques: tuple  # the position motors' torque plus the held feedforward
-    feet: list  # foot-sphere centres, (x, y, z) each
+    feet: list  # foot-sphere centres (soles: the ankle joints), (x, y, z) each
     com: tuple  # the whole robot's centre of mass (x, y, z)
     contacts: list
     body_contact: bool  # the body (base link) touches the ground: a fall
@@ -69,6 +87,9 @@ class Sensed(NamedTuple):
     head: tuple | None = None  # the head sphere's centre, world (walkers with a head)
     head_quaternion: tuple | None = None
     chest_quaternion: tuple | None = None  # the chest's orientation (walkers with a torso)
+    ankle_positions: tuple = ()  # the ankles' joints (Body.ankle_joint_names order; soles)
+    foot_cops: list = ()  # per foot (walkers on soles): the world centre of pressure of its
+    # ground contacts, (x, y, z), or None for a foot that carries no normal force
 
 
 def _spin_z(q, inertia, w) -> float:
@@ -94,8 +115,10 @@ class Robot(RobotBase):
     ``command_positions`` to hold a pose.
 
     ``body_id``: the pybullet body; ``joint_index`` (L, 3) int: joint indices in chain
-    order; ``foot_index`` (L,) int: foot link indices; ``effort`` (L, 3): URDF effort limits
-    (N m); ``geometry``: the walker's resolved Geometry; ``body``: its compiled Body.
+    order; ``foot_index`` (L,) int: foot link indices (a sole's link: its origin is the
+    ankle); ``effort`` (L, 3): URDF effort limits (N m); ``ankle_names``, ``ankle_effort``,
+    ``ankle_lower``, ``ankle_upper``: the ankles' joints (walkers on soles; empty
+    otherwise); ``geometry``: the walker's resolved Geometry; ``body``: its compiled Body.
     """
 
     def _load(self, base_position, base_orientation) -> None:
@@ -138,8 +161,11 @@ class Robot(RobotBase):
         self._set_foot_pads()
 
     def _set_foot_pads(self) -> None:
-        """Feet as damped pads (``Body.pad``, see ``geometry.foot_pad``), not rigid balls."""
+        """Feet as damped pads (``Body.pad``, see ``geometry.foot_pad``), not rigid balls;
+        a sole's pad is shared by its corner points (SOLE_CONTACT_POINTS)."""
         k, d = self.body.pad
+        if self.body.soles is not None:
+            k, d = k / SOLE_CONTACT_POINTS, d / SOLE_CONTACT_POINTS
         for f in self._feet:
             p.changeDynamics(self.body_id, f, contactStiffness=k, contactDamping=d,
                              physicsClientId=self.client)  # fmt: skip
@@ -180,6 +206,7 @@ class Robot(RobotBase):
         self.upper = np.array([info[j][9] for j in self._joints], dtype=float).reshape(-1, 3)
         self.link_names = {j: info[j][12].decode() for j in info}
         self._index_upper(by_joint, by_link, info)
+        self._index_ankles(by_joint)
         cid = self.client
         links = [-1, *sorted(info)]
         dyn = [p.getDynamicsInfo(body, j, physicsClientId=cid) for j in links]
@@ -199,9 +226,23 @@ class Robot(RobotBase):
         self._head_link = by_link.get("head") if self.body.upper_body is not None else None
         self._chest_link = by_link.get("chest") if self.body.upper_body is not None else None
 
+    def _index_ankles(self, by_joint) -> None:
+        """The ankles' joints (``Body.ankle_joint_names``; none on sphere feet)."""
+        names = list(self.body.ankle_joint_names)
+        missing = [n for n in names if n not in by_joint]
+        if missing:
+            raise RuntimeError(f"Robot: {self.urdf_path} lacks ankle joints {missing}")
+        self._ankles = [by_joint[n] for n in names]
+        self.ankle_names = names
+        self.ankle_effort = np.asarray(self.body.ankle_effort, dtype=float)
+        self.ankle_lower = np.asarray(self.body.ankle_lower, dtype=float)
+        self.ankle_upper = np.asarray(self.body.ankle_upper, dtype=float)
+        self._ankle_motor = None  # (gains, damping, limits) lists, built on first command
+        self._sensed_joints = self._joints + self._ankles  # sense() reads both in one call
+
     def release_joints(self) -> None:
         """Switch off PyBullet's default velocity motors so the joints move freely."""
-        joints = self._joints + self._upper
+        joints = self._joints + self._upper + self._ankles
         n = len(joints)
         p.setJointMotorControlArray(
             self.body_id,
@@ -249,6 +290,41 @@ class Robot(RobotBase):
             positionGains=kp,
             velocityGains=kd,
             forces=forces,
+            physicsClientId=self.client,
+        )
+
+    def set_ankle_positions(self, q) -> None:
+        """Teleport the ankles' joints to ``q`` (n,), at rest."""
+        for j, qj in zip(self._ankles, np.ravel(q), strict=True):
+            p.resetJointState(self.body_id, j, float(qj), 0.0, physicsClientId=self.client)
+
+    def ankle_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """The ankles' joint positions and velocities, each (n,) (empty on sphere feet)."""
+        if not self._ankles:
+            return np.zeros(0), np.zeros(0)
+        states = p.getJointStates(self.body_id, self._ankles, physicsClientId=self.client)
+        return np.array([s[0] for s in states]), np.array([s[1] for s in states])
+
+    def command_ankles(self, q, v=None, kp=None, forces=None) -> None:
+        """Position-command the ankles' joints to ``q`` (n,) with target velocities ``v``
+        (default 0): PyBullet's motor with position gains ``kp`` (default DEFAULT_KP; a
+        scalar or (n,)), DEFAULT_KD and force limits ``forces`` (N m; default
+        ``Body.ankle_effort``). Nothing on sphere feet."""
+        if not self._ankles:
+            return
+        n = len(self._ankles)
+        if self._ankle_motor is None:  # the defaults: built once (held every substep)
+            self._ankle_motor = ([DEFAULT_KP] * n, [DEFAULT_KD] * n, self.ankle_effort.tolist())
+        gains, kd, limits = self._ankle_motor
+        p.setJointMotorControlArray(
+            self.body_id,
+            self._ankles,
+            p.POSITION_CONTROL,
+            targetPositions=_floats(q),
+            targetVelocities=[0.0] * n if v is None else _floats(v),
+            positionGains=gains if kp is None else _each(kp, n),
+            velocityGains=kd,
+            forces=limits if forces is None else _each(forces, n),
             physicsClientId=self.client,
         )
 
@@ -338,16 +414,21 @@ class Robot(RobotBase):
         cid, body = self.client, self.body_id
         pos, quat = p.getBasePositionAndOrientation(body, physicsClientId=cid)
         lin, ang = p.getBaseVelocity(body, physicsClientId=cid)
-        states = p.getJointStates(body, self._joints, physicsClientId=cid)
+        soles = bool(self._ankles)
+        states = p.getJointStates(body, self._sensed_joints, physicsClientId=cid)
         links = p.getLinkStates(
             body, self._all_links, computeLinkVelocity=int(self.track_momentum),
             computeForwardKinematics=1, physicsClientId=cid,
         )  # fmt: skip
         touching, force = set(), {}
-        for c in p.getContactPoints(bodyA=body, bodyB=self.world.ground_id, physicsClientId=cid):
-            if is_touch(c):
-                touching.add(c[3])
-                force[c[3]] = force.get(c[3], 0.0) + c[9]
+        contacts = p.getContactPoints(bodyA=body, bodyB=self.world.ground_id, physicsClientId=cid)
+        if soles:
+            pressed = self._pressed(contacts, touching, force)
+        else:
+            for c in contacts:
+                if is_touch(c):
+                    touching.add(c[3])
+                    force[c[3]] = force.get(c[3], 0.0) + c[9]
         # centre of mass in plain floats (numpy per link costs more than it saves here)
         m0 = self._mass_list[0]
         x, y, z = m0 * pos[0], m0 * pos[1], m0 * pos[2]
@@ -357,12 +438,16 @@ class Robot(RobotBase):
             y += m * cy
             z += m * cz
         mass = self.mass
+        if soles:  # the ankles' joints were read after the legs'
+            states, ankles = states[: len(self._joints)], states[len(self._joints) :]
         q, qd, _, tau = zip(*states, strict=True)
         if self._held is not None:  # the joints' torque: the motors' and the feedforward
             tau = tuple(a + b for a, b in zip(tau, self._held, strict=True))
         feet = self._feet
         com = (x / mass, y / mass, z / mass)
         upper = self._upper_reading(body, links) if self._upper else ((), None, None, None)
+        if soles:  # and the trailing fields: ankle angles, each foot's centre of pressure
+            upper = (*upper, tuple(a[0] for a in ankles), [pressed.get(f) for f in feet])
         return Sensed(
             pos,
             quat,
@@ -381,6 +466,25 @@ class Robot(RobotBase):
             self._momentum_z(com, pos, quat, lin, ang, links) if self.track_momentum else math.nan,
             *upper,
         )
+
+    @staticmethod
+    def _pressed(contacts, touching: set, force: dict) -> dict:
+        """The ground contacts' touching links and normal forces (into ``touching`` and
+        ``force``) and each pressed link's centre of pressure: the normal-force-weighted
+        mean of its contact points on the robot (world (x, y, z); links with no force are
+        left out)."""
+        moment: dict = {}
+        for c in contacts:
+            if is_touch(c):
+                link, fn = c[3], c[9]
+                touching.add(link)
+                force[link] = force.get(link, 0.0) + fn
+                if fn > 0.0:
+                    px, py, pz = c[5]  # the point on A, the robot
+                    mx, my, mz = moment.get(link, (0.0, 0.0, 0.0))
+                    moment[link] = (mx + fn * px, my + fn * py, mz + fn * pz)
+        return {link: (mx / force[link], my / force[link], mz / force[link])
+                for link, (mx, my, mz) in moment.items()}  # fmt: skip
 
     def _momentum_z(self, com, pos, quat, lin, ang, links) -> float:
         """The robot's angular momentum about the vertical through its centre of mass:

@@ -259,6 +259,7 @@ def _summary(ctl: GaitController, kin: Walker, rec: dict) -> dict:
         dt=ctl.dt,
         cycle=kin.cycle / kin.nominal_speed / ctl.dt,  # control steps per gait cycle
         foot_radius=geo.foot_radius,
+        soles=kin.soles,
     )
     t_end = float(rec["t"][-1])
     progress = summary["distance_m"]

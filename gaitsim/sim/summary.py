@@ -3,9 +3,10 @@
 ``RunSummary`` has one attribute per figure of a run (the names are the keys that
 ``gaitsim walk --json`` prints and a sweep's results.csv columns use); ``to_dict()`` gives
 them back as the plain dict, key for key and in the same order, and ``from_dict`` reads one.
-The body-assist figures exist only for runs with the assist (None, and left out of the
-dict, otherwise). A figure this class does not name yet (a newer ``summarize``) is kept in
-``extra`` and returned by ``to_dict()`` after the named ones.
+The body-assist figures exist only for runs with the assist, the soles' only for walkers
+with soles (None, and left out of the dict, otherwise). A figure this class does not name
+yet (a newer ``summarize``) is kept in ``extra`` and returned by ``to_dict()`` after the
+named ones.
 """
 
 from __future__ import annotations
@@ -20,6 +21,14 @@ ASSIST_KEYS = (
     "assist_mean_force_n",
     "assist_mean_force_per_weight",
     "assist_mean_torque_nm",
+)
+# figures only a walker with soles has (``metrics.sole_figures``): the same rule
+SOLE_KEYS = (
+    "sole_pitch_deg_at_touchdown",
+    "sole_pitch_deg_at_liftoff",
+    "stance_phase_share",
+    "cop_margin_mm_min",
+    "cop_margin_mm_mean",
 )
 
 
@@ -61,6 +70,11 @@ class RunSummary:
     fell: bool
     fall_reason: str
     time_to_fall_s: float | None
+    sole_pitch_deg_at_touchdown: float | None = None  # soles only (SOLE_KEYS)
+    sole_pitch_deg_at_liftoff: float | None = None
+    stance_phase_share: dict[str, float] | None = None
+    cop_margin_mm_min: float | None = None
+    cop_margin_mm_mean: float | None = None
     # -- what only the run knows
     simulated_s: float
     mass_kg: float = float("nan")  # the robot's mass (a summary from before: nan)
@@ -137,8 +151,9 @@ class RunSummary:
         out: dict[str, Any] = {}
         for name in self.keys():
             value = getattr(self, name)
-            if value is None and name in ASSIST_KEYS:
+            if value is None and (name in ASSIST_KEYS or name in SOLE_KEYS):
                 continue
-            out[name] = list(value) if isinstance(value, list) else value
+            out[name] = (list(value) if isinstance(value, list)
+                         else dict(value) if isinstance(value, dict) else value)  # fmt: skip
         out.update(self.extra)
         return out

@@ -159,6 +159,10 @@ class VideoRecorder:
         position, quaternion = self.robot.base_pose()
         twin.reset_base(position, quaternion)
         twin.set_joint_positions(self.robot.joint_state()[0])
+        if twin.body.ankle_joint_names:  # the soles, and the upper body, as they are too
+            twin.set_ankle_positions(self.robot.ankle_state()[0])
+        if twin.body.upper_joint_names:
+            twin.set_upper_positions(self.robot.upper_state()[0])
         return world, twin
 
     def close(self) -> None:

@@ -1,0 +1,242 @@
+"""Soles and ankles: each leg's foot from the catalog, the sole's roll over a step, and
+the ankle angles that set the sole on the ground.
+
+A leg with a sole ends in an ankle (pitch, optionally roll below it) and a box sole. The
+foot point that the gait plans, the IK reaches and the physics reports is the ankle
+joint: with the sole flat it rests ``height`` above the ground, the role a sphere foot's
+centre plays one radius up (``Geometry.foot_radius`` is the ankle height for soles).
+
+Through stance the sole rolls heel to toe (the second seed's walk): it strikes with the toe
+up (HEEL_STRIKE_DEG, about the heel's edge), lies flat from ROLL_BOUNDS[0] of stance,
+lifts its heel from ROLL_BOUNDS[1] and leaves the ground toe last at TOE_OFF_DEG (about
+the toe's edge); through swing it turns back from toe-off to heel-strike. Pitch is about
+the foot's lateral axis, positive toe down (REP-103: about +y), so heel strike is negative.
+The ankle joint moves as the sole rolls about an edge (``ankle_offset``), so a rolling
+foot's planned point is its flat plant plus that offset.
+
+Default soles (a leg without the ``foot`` key on a biped with hanging legs; any leg
+without it when another leg has a sole): SOLE_LENGTH_SHARE of the leg (upper + lower)
+long, HEEL_SHARE of it behind the ankle, WIDTH_SHARE of it wide, the ankle
+ANKLE_HEIGHT_SHARE of the leg above the sole's bottom, ankle joints pitch and roll.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .catalog import SPHERE_FOOT, Gait
+from .gait import STANCE_PHASE_BOUNDS, smoothstep
+
+SOLE_LENGTH_SHARE = 1.0 / 3.0  # a default sole is this share of its leg's reach long
+HEEL_SHARE = 0.25  # ... this share of its length behind the ankle
+WIDTH_SHARE = 0.4  # ... and this share of its length wide
+ANKLE_HEIGHT_SHARE = 0.08  # the ankle sits this share of the leg above the sole's bottom
+THICKNESS_SHARE = 0.5  # the sole box is this share of the ankle height thick
+DEFAULT_ANKLE = "pitch_roll"
+HEEL_STRIKE_DEG = -14.0  # the sole's pitch at touchdown (toe up)
+TOE_OFF_DEG = 16.0  # ... and at lift-off (heel up)
+# shares of stance: the heel strike has rolled flat by the first, the heel lifts from the
+# second (the seed's contact 12 % and the start of push-off at 45 % of a 60 % stance)
+ROLL_BOUNDS = (STANCE_PHASE_BOUNDS[0], STANCE_PHASE_BOUNDS[2])
+SEED_STEP_SPLIT = (0.12, 0.18, 0.15, 0.15, 0.40)  # the second seed's step: contact,
+# loading, mid-stance, push-off, swing (shares of a whole step; its stance is 60 %)
+ANKLE_PITCH_LIMIT = 1.4  # rad: the ankle pitches at most this far either way
+ANKLE_ROLL_LIMIT = 0.6  # rad: ... and rolls at most this far
+
+
+@dataclass(frozen=True)
+class Sole:
+    """One leg's sole and ankle (metres, from the ankle joint)."""
+
+    heel: float  # the sole reaches this far behind the ankle
+    toe: float  # ... and this far ahead of it
+    width: float
+    height: float  # the ankle joint over the sole's bottom
+    thickness: float  # the sole box's thickness (its top is below the ankle)
+    ankle: str  # "pitch" or "pitch_roll"
+
+    @property
+    def length(self) -> float:
+        return self.heel + self.toe
+
+    @property
+    def n_joints(self) -> int:
+        return 2 if self.ankle == "pitch_roll" else 1
+
+
+def wants_soles(gait: Gait) -> bool:
+    """Whether the walker's legs end in soles: any leg gives a sole, or it is a biped with
+    hanging legs (knee forward or back) whose feet are not "sphere"."""
+    feet = [leg.foot for leg in gait.legs]
+    if any(f not in (None, SPHERE_FOOT) for f in feet):
+        return True
+    if any(f == SPHERE_FOOT for f in feet):
+        return False
+    return gait.n_legs == 2 and all(leg.knee != "up" for leg in gait.legs)
+
+
+def _sole(leg) -> Sole:
+    """A leg's sole: the catalog's keys, the rest from the defaults above."""
+    given = dict(leg.foot) if isinstance(leg.foot, tuple) else {}
+    reach = leg.upper + leg.lower
+    length = SOLE_LENGTH_SHARE * reach
+    heel = float(given.get("heel", HEEL_SHARE * length))
+    toe = float(given.get("toe", (1.0 - HEEL_SHARE) * length))
+    width = float(given.get("width", WIDTH_SHARE * (heel + toe)))
+    height = float(given.get("height", ANKLE_HEIGHT_SHARE * reach))
+    return Sole(heel, toe, width, height, THICKNESS_SHARE * height,
+                str(given.get("ankle", DEFAULT_ANKLE)))  # fmt: skip
+
+
+@lru_cache(maxsize=256)
+def soles(gait: Gait) -> tuple[Sole, ...] | None:
+    """Each leg's Sole, in catalog order, or None for a walker on sphere feet."""
+    if not wants_soles(gait):
+        return None
+    out = [_sole(leg) for leg in gait.legs]
+    # one standing height for every foot: the tallest ankle (no sole hovers or sinks)
+    h = max(x.height for x in out)
+    return tuple(Sole(x.heel, x.toe, x.width, h, THICKNESS_SHARE * h, x.ankle) for x in out)
+
+
+def ankle_height(gait: Gait) -> float | None:
+    """The ankle's height over the ground with the sole flat (all legs share the tallest
+    leg's), or None without soles."""
+    s = soles(gait)
+    return None if s is None else s[0].height
+
+
+def ankle_joint_names(gait: Gait) -> list[str]:
+    """The ankles' revolute joints, legs in catalog order (none without soles)."""
+    s = soles(gait)
+    if s is None:
+        return []
+    names = []
+    for leg, sole in zip(gait.legs, s, strict=True):
+        names.append(f"{leg.name}_ankle_pitch")
+        if sole.ankle == "pitch_roll":
+            names.append(f"{leg.name}_ankle_roll")
+    return names
+
+
+# ---------------------------------------------------------------------------- the roll
+
+
+def sole_pitch(stance, s, u):
+    """The sole's planned pitch (rad; negative toe up) at stance progress ``s`` (stance)
+    or swing progress ``u`` (swing): arrays of any one shape, or floats."""
+    strike, off = math.radians(HEEL_STRIKE_DEG), math.radians(TOE_OFF_DEG)
+    b0, b1 = ROLL_BOUNDS
+    s = np.asarray(s, dtype=float)
+    u = np.asarray(u, dtype=float)
+    landing = strike * (1.0 - np.clip(s / b0, 0.0, 1.0))
+    pushing = off * np.clip((s - b1) / (1.0 - b1), 0.0, 1.0)
+    in_stance = np.where(s < b0, landing, np.where(s > b1, pushing, 0.0))
+    in_swing = off + (strike - off) * smoothstep(np.clip(u, 0.0, 1.0))
+    out = np.where(stance, in_stance, in_swing)
+    return float(out) if out.ndim == 0 else out
+
+
+def ankle_offset(heel, toe, height, pitch):
+    """Where the ankle is, relative to its place with the sole flat, when the sole has
+    rolled by ``pitch`` about its heel edge (pitch < 0) or toe edge (pitch > 0): ``(dx,
+    dz)`` along the foot's forward axis and the ground's normal (arrays or floats)."""
+    pitch = np.asarray(pitch, dtype=float)
+    c, s = np.cos(pitch), np.sin(pitch)
+    # the pivot edge's x: -heel or +toe; the ankle sits (-pivot, height) from it
+    px = np.where(pitch < 0.0, -np.asarray(heel, dtype=float), np.asarray(toe, dtype=float))
+    ax, az = -px, height
+    dx = px + c * ax + s * az  # Ry(pitch) (ax, 0, az) + pivot - (0, 0, height)
+    dz = -s * ax + c * az - height
+    if dx.ndim == 0:
+        return float(dx), float(dz)
+    return dx, dz
+
+
+def ground_frame(normal, heading):
+    """Rotation (..., 3, 3) whose columns are the foot's forward axis (the heading laid on
+    the ground), its left axis and the ground's normal."""
+    n = np.asarray(normal, dtype=float)
+    heading = np.asarray(heading, dtype=float)
+    h = np.stack([np.cos(heading), np.sin(heading), np.zeros_like(heading)], axis=-1)
+    h = np.broadcast_to(h, n.shape)
+    x = h - np.sum(h * n, axis=-1, keepdims=True) * n
+    x = x / np.linalg.norm(x, axis=-1, keepdims=True)
+    y = np.cross(n, x)
+    return np.stack([x, y, n], axis=-1)
+
+
+def sole_rotation(normal, heading, pitch):
+    """The sole's world rotation (..., 3, 3): the ground frame pitched by ``pitch``."""
+    return ground_frame(normal, heading) @ rot_y(pitch)
+
+
+def rot_y(a):
+    """Rotations (..., 3, 3) about y by ``a`` (..., rad)."""
+    c, s = np.cos(a), np.sin(a)
+    o, z = np.ones_like(c), np.zeros_like(c)
+    return np.stack([np.stack([c, z, s], -1), np.stack([z, o, z], -1),
+                     np.stack([-s, z, c], -1)], -2)  # fmt: skip
+
+
+def rot_x(a):
+    """Rotations (..., 3, 3) about x by ``a`` (..., rad)."""
+    c, s = np.cos(a), np.sin(a)
+    o, z = np.ones_like(c), np.zeros_like(c)
+    return np.stack([np.stack([o, z, z], -1), np.stack([z, c, -s], -1),
+                     np.stack([z, s, c], -1)], -2)  # fmt: skip
+
+
+def shin_rotation(q1, q23):
+    """A hanging leg's shin in its body frame: Rx(q1) Ry(q2 + q3) (ik's chain)."""
+    return rot_x(q1) @ rot_y(q23)
+
+
+def sole_in_body(q, normal_body, pitch):
+    """The sole rotation (..., L, 3, 3), in the body frame, that a hanging leg at joints
+    ``q`` (..., L, 3) can reach with its ankle's pitch and roll: on the ground of unit
+    ``normal_body`` (..., L, 3, body frame), pitched by ``pitch`` (..., L).
+
+    The ankle's pitch axis is the hip pitch axis a = Rx(q1) y, so the sole's forward axis
+    x' is always square to it. With the sole's forward axis on the ground f and x' = cos p
+    f - sin p n, that fixes f: f . a = tan p (n . a), i.e. f turned from the ground's
+    forward (a_g x n, a_g the axis laid on the ground) toward a_g by asin(tan p (n . a) /
+    |a_g|). On level ground under a level hip this is the body's heading; the turn is
+    a fraction of a degree for a rolled hip and a pitched sole."""
+    q = np.asarray(q, dtype=float)
+    q1 = q[..., 0]
+    n = np.asarray(normal_body, dtype=float)
+    a = np.stack([np.zeros_like(q1), np.cos(q1), np.sin(q1)], axis=-1)  # Rx(q1) (0, 1, 0)
+    an = np.sum(a * n, axis=-1, keepdims=True)
+    ag = a - an * n
+    lat = ag / np.linalg.norm(ag, axis=-1, keepdims=True)
+    f0 = np.cross(lat, n)
+    pitch = np.asarray(pitch, dtype=float)
+    sd = np.clip(np.tan(pitch)[..., None] * an / np.linalg.norm(ag, axis=-1, keepdims=True),
+                 -1.0, 1.0)  # fmt: skip
+    f = np.sqrt(1.0 - sd * sd) * f0 + sd * lat
+    return np.stack([f, np.cross(n, f), n], axis=-1) @ rot_y(pitch)
+
+
+def ankle_angles(q, sole_in_body):
+    """Ankle pitch and roll (each (..., L)) that turn the shin of a hanging leg with
+    joints ``q`` (..., L, 3) to the sole rotation ``sole_in_body`` (..., L, 3, 3), given in
+    the body frame: Rx(q1) Ry(q2 + q3) Ry(pitch) Rx(roll) = sole. A pitch-only ankle
+    takes the pitch alone (its sole then rolls with the hip)."""
+    q = np.asarray(q, dtype=float)
+    q1, q23 = q[..., 0], q[..., 1] + q[..., 2]
+    c1, s1 = np.cos(q1), np.sin(q1)
+    M = np.asarray(sole_in_body, dtype=float)
+    # N = Rx(-q1) M = Ry(q23 + pitch) Rx(roll)
+    n00 = M[..., 0, 0]
+    n11 = c1 * M[..., 1, 1] + s1 * M[..., 2, 1]
+    n12 = c1 * M[..., 1, 2] + s1 * M[..., 2, 2]
+    n20 = -s1 * M[..., 1, 0] + c1 * M[..., 2, 0]
+    pitch = np.arctan2(-n20, n00) - q23
+    roll = np.arctan2(-n12, n11)
+    pitch = (pitch + np.pi) % (2.0 * np.pi) - np.pi
+    return pitch, roll

@@ -1,0 +1,366 @@
+"""Soles and ankles (gaitsim.feet): the catalog's foot fields and their errors, the default
+soles, the roll over a step (hand values and invariants), the ankle angles' inverse, soles
+that lie on the ground in the Walker's poses on flat, sloped and rough ground, the URDF's
+ankle chain against the same maths in PyBullet, yourdfpy and MuJoCo, and the controller's
+scalar roll against the Walker's."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gaitsim import CatalogError, Slope, Walker, load_catalog
+from gaitsim.catalog import catalog_to_dict, dumps_catalog, loads_catalog, parse_catalog
+from gaitsim.feet import (
+    HEEL_STRIKE_DEG,
+    ROLL_BOUNDS,
+    TOE_OFF_DEG,
+    ankle_angles,
+    ankle_joint_names,
+    ankle_offset,
+    shin_rotation,
+    sole_pitch,
+    soles,
+    wants_soles,
+)
+from gaitsim.geometry import geometry
+from gaitsim.terrain import Rough
+from gaitsim.urdf import build, foot_link_names, joint_names
+
+CATALOG = load_catalog()
+STRIKE, OFF = math.radians(HEEL_STRIKE_DEG), math.radians(TOE_OFF_DEG)
+
+
+def _biped_dict(**foot):
+    """The built-in mechanic as a catalog dict, with ``foot`` set on every leg (if given)."""
+    d = copy.deepcopy(catalog_to_dict(load_catalog())["mechanic"])
+    for seg in d["gait"]["segments"]:
+        if foot:
+            seg["foot"] = foot["foot"]
+    return {"m": d}
+
+
+def _rot_y(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
+
+
+def _rot_x(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+
+
+# ---------------------------------------------------------------------------- the catalog
+
+
+def test_bipeds_get_soles_and_multi_legged_walkers_keep_spheres():
+    for name, entry in CATALOG.items():
+        assert wants_soles(entry.gait) == (entry.gait.n_legs == 2), name
+    s = soles(CATALOG["mechanic"].gait)
+    leg = CATALOG["mechanic"].gait.legs[0]
+    reach = leg.upper + leg.lower
+    assert s[0].length == pytest.approx(reach / 3) and s[0].heel == pytest.approx(reach / 12)
+    assert s[0].width == pytest.approx(0.4 * reach / 3) and s[0].ankle == "pitch_roll"
+    assert geometry(CATALOG["mechanic"].gait).foot_radius == pytest.approx(0.08 * reach)
+
+
+def test_foot_fields_round_trip_and_override_defaults():
+    foot = {"heel": 0.04, "toe": 0.1, "width": 0.05, "height": 0.03, "ankle": "pitch"}
+    cat = parse_catalog(_biped_dict(foot=foot))
+    s = soles(cat["m"].gait)
+    assert s[0].heel == 0.04 and s[0].toe == 0.1 and s[0].width == 0.05
+    assert s[0].height == 0.03 and s[0].ankle == "pitch"
+    assert ankle_joint_names(cat["m"].gait) == ["left_ankle_pitch", "right_ankle_pitch"]
+    again = loads_catalog(dumps_catalog(cat))
+    assert again["m"].gait == cat["m"].gait
+
+
+def test_sphere_opt_out_and_soles_on_a_quadruped():
+    cat = parse_catalog(_biped_dict(foot="sphere"))
+    assert soles(cat["m"].gait) is None
+    assert geometry(cat["m"].gait).foot_radius <= 0.03  # the sphere rule again (its cap)
+    hound = copy.deepcopy(catalog_to_dict(load_catalog())["hound"])
+    hound["gait"]["segments"][0]["foot"] = {}  # one leg asks: every leg gets a sole
+    g = parse_catalog({"h": hound})["h"].gait
+    assert len(soles(g)) == 4 and len(ankle_joint_names(g)) == 8
+
+
+@pytest.mark.parametrize(
+    ("foot", "where", "words"),
+    [
+        ({"heel": -0.01}, "segments[0].foot.heel", ">= 0"),
+        ({"toe": 0}, "segments[0].foot.toe", "positive"),
+        ({"width": "wide"}, "segments[0].foot.width", "positive"),
+        ({"ankle": "ball"}, "segments[0].foot.ankle", "'pitch' or 'pitch_roll'"),
+        ({"length": 0.2}, "segments[0].foot.length", "unknown key"),
+        ("flat", "segments[0].foot", "sphere"),
+    ],
+)
+def test_bad_foot_fields_name_the_field(foot, where, words):
+    with pytest.raises(CatalogError) as err:
+        parse_catalog(_biped_dict(foot=foot))
+    assert where in str(err.value) and words in str(err.value)
+
+
+def test_mixed_feet_and_up_legs_are_refused():
+    d = _biped_dict(foot={})
+    d["m"]["gait"]["segments"][1]["foot"] = "sphere"
+    with pytest.raises(CatalogError, match=r"segments\[1\]\.foot: is a sphere"):
+        parse_catalog(d)
+    beetle = copy.deepcopy(catalog_to_dict(load_catalog())["horn_beetle"])
+    beetle["gait"]["segments"][0]["foot"] = {}
+    with pytest.raises(CatalogError, match=r"segments\[0\]\.foot: a sole needs a leg"):
+        parse_catalog({"b": beetle})
+    d = _biped_dict()
+    d["m"]["gait"]["foot_radius"] = 0.02
+    with pytest.raises(CatalogError, match="foot_radius"):
+        geometry(parse_catalog(d)["m"].gait)
+
+
+# ---------------------------------------------------------------------------- the roll
+
+
+def test_sole_pitch_by_hand():
+    b0, b1 = ROLL_BOUNDS
+    assert b0 == pytest.approx(0.2) and b1 == pytest.approx(0.75)
+    assert sole_pitch(True, 0.0, 0.0) == pytest.approx(STRIKE)
+    assert sole_pitch(True, 0.1, 0.0) == pytest.approx(STRIKE / 2)
+    for s in (0.2, 0.5, 0.75):
+        assert sole_pitch(True, s, 0.0) == 0.0
+    assert sole_pitch(True, 0.875, 0.0) == pytest.approx(OFF / 2)
+    assert sole_pitch(True, 1.0, 0.0) == pytest.approx(OFF)
+    assert sole_pitch(False, 0.0, 0.0) == pytest.approx(OFF)
+    assert sole_pitch(False, 0.0, 1.0) == pytest.approx(STRIKE)
+    assert sole_pitch(False, 0.0, 0.5) == pytest.approx((OFF + STRIKE) / 2)
+
+
+lengths = st.floats(0.005, 0.5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(heel=lengths, toe=lengths, h=lengths, pitch=st.floats(-0.6, 0.6))
+def test_a_rolling_sole_pivots_on_an_edge_that_stays_on_the_ground(heel, toe, h, pitch):
+    dx, dz = ankle_offset(heel, toe, h, pitch)
+    ankle = np.array([dx, 0.0, h + dz])  # sole bottom at z = 0 when flat, ankle over x = 0
+    R = _rot_y(pitch)
+    heel_edge = ankle + R @ np.array([-heel, 0.0, -h])
+    toe_edge = ankle + R @ np.array([toe, 0.0, -h])
+    pivot, other = (heel_edge, toe_edge) if pitch < 0 else (toe_edge, heel_edge)
+    want = (-heel, 0.0, 0.0) if pitch < 0 else (toe, 0.0, 0.0)
+    assert np.allclose(pivot, want, atol=1e-12)
+    assert other[2] >= -1e-12  # the other edge is off the ground, never in it
+    assert ankle_offset(heel, toe, h, 0.0) == (0.0, 0.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(q1=st.floats(-0.6, 0.6), q2=st.floats(-1.0, 1.0), q3=st.floats(-1.0, 1.0),
+       pitch=st.floats(-1.2, 1.2), roll=st.floats(-0.6, 0.6))  # fmt: skip
+def test_ankle_angles_invert_the_ankle_chain(q1, q2, q3, pitch, roll):
+    sole = shin_rotation(q1, q2 + q3) @ _rot_y(pitch) @ _rot_x(roll)
+    p, r = ankle_angles(np.array([[q1, q2, q3]]), sole[None])
+    assert p[0] == pytest.approx(pitch, abs=1e-9) and r[0] == pytest.approx(roll, abs=1e-9)
+
+
+# ---------------------------------------------------------------------------- the Walker
+
+
+def _sole_frames(w, pose):
+    """Each sole's world rotation (S, L, 3, 3) from the pose's joints (the URDF's chain)."""
+    names = ankle_joint_names(w.gait)
+    S, L = pose.joints.shape[:2]
+    out = np.empty((S, L, 3, 3))
+    for k in range(S):
+        for i, leg in enumerate(w.gait.legs):
+            a = pose.ankle_joints[k, names.index(f"{leg.name}_ankle_pitch")]
+            r_name = f"{leg.name}_ankle_roll"
+            b = pose.ankle_joints[k, names.index(r_name)] if r_name in names else 0.0
+            q = pose.joints[k, i]
+            out[k, i] = (pose.body_rotation[k] @ shin_rotation(q[0], q[1] + q[2])
+                         @ _rot_y(a) @ _rot_x(b))  # fmt: skip
+    return out
+
+
+@pytest.mark.parametrize("terrain", [None, Slope(math.radians(8)), Slope(math.radians(-8), 0.5),
+                                     Rough(amplitude=0.01, seed=3)])  # fmt: skip
+@pytest.mark.parametrize("name", ["mechanic", "raptor"])
+def test_soles_lie_on_the_ground_and_roll_on_their_edges(name, terrain):
+    w = Walker(name, terrain=terrain)
+    d = np.linspace(0.0, 2 * w.cycle, 121)
+    pose = w.pose_at(d)
+    R = _sole_frames(w, pose)
+    ground = w.terrain
+    for k in range(len(d)):
+        for i, sole in enumerate(w.soles):
+            if not pose.stance[k, i]:
+                continue
+            n = ground.normal(*pose.feet[k, i, :2])
+            pitch = pose.sole_pitch[k, i]
+            # the sole turned by its planned pitch about the foot's lateral axis from the
+            # ground frame: its lateral axis lies in the ground, square to the normal
+            assert abs(R[k, i, :, 1] @ n) < 1e-9
+            cos = float(R[k, i, :, 2] @ n)
+            assert cos == pytest.approx(math.cos(pitch), abs=1e-9)
+            edge = (-sole.heel if pitch < 0 else sole.toe) if pitch != 0 else 0.0
+            point = pose.ankles[k, i] + R[k, i] @ np.array([edge, 0.0, -sole.height])
+            gap = point[2] - float(ground.height(point[0], point[1]))
+            tol = 1e-9 if not isinstance(ground, Rough) else 0.2 * sole.height
+            assert abs(gap) < tol, (k, i, gap)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), stance=st.booleans(), s=st.floats(0, 1), u=st.floats(0, 1),
+       heading=st.floats(-3.1, 3.1), slope=st.floats(-0.2, 0.2))  # fmt: skip
+def test_the_controllers_roll_is_the_walkers(seed, stance, s, u, heading, slope):
+    from gaitsim.sim.soles import SoleDriver
+
+    w = Walker("mechanic", terrain=Slope(slope, 0.3))
+
+    class _Body:
+        ankle_lower = np.full(4, -10.0)
+        ankle_upper = np.full(4, 10.0)
+        ankle_joint_names = ankle_joint_names(w.gait)
+
+    class _Robot:
+        body = _Body()
+
+    drv = SoleDriver(w, _Robot())
+    rng = np.random.default_rng(seed)
+    xy = rng.uniform(-1, 1, 2)
+    pitch = sole_pitch(stance, s if stance else 0.0, 0.0 if stance else u)
+    feet = np.array([[[*xy, 0.3], [*xy, 0.3]]])
+    rolled, _, _ = w._roll_soles(feet, np.array([heading]), np.array([[stance] * 2]),
+                                 np.array([[s if stance else 0.0] * 2]),
+                                 np.array([[0.0 if stance else u] * 2]))  # fmt: skip
+    got = np.array(drv.offset(0, pitch, heading, *xy))
+    assert np.allclose(feet[0, 0] + got, rolled[0, 0], atol=1e-12)
+
+
+# ---------------------------------------------------------------------------- the URDF
+
+
+def _pybullet_frames(text, tmp_path, gait, q, qa):
+    pybullet = pytest.importorskip("pybullet")
+    from pybullet_utils import bullet_client
+
+    path = tmp_path / "w.urdf"
+    path.write_text(text)
+    client = bullet_client.BulletClient(connection_mode=pybullet.DIRECT)
+    try:
+        body = client.loadURDF(str(path), useFixedBase=True,
+                               flags=pybullet.URDF_USE_IMPLICIT_CYLINDER)  # fmt: skip
+        joints, links = {}, {}
+        for j in range(client.getNumJoints(body)):
+            info = client.getJointInfo(body, j)
+            joints[info[1].decode()] = j
+            links[info[12].decode()] = j
+        names = joint_names(gait) + ankle_joint_names(gait)
+        for n, v in zip(names, [*q.ravel(), *qa], strict=True):
+            client.resetJointState(body, joints[n], float(v))
+        out = []
+        for f in foot_link_names(gait):
+            st_ = client.getLinkState(body, links[f], computeForwardKinematics=1)
+            out.append((np.array(st_[4]),
+                        np.array(client.getMatrixFromQuaternion(st_[5])).reshape(3, 3)))
+        return out
+    finally:
+        client.disconnect()
+
+
+def _yourdfpy_frames(text, tmp_path, gait, q, qa):
+    yourdfpy = pytest.importorskip("yourdfpy")
+    path = tmp_path / "y.urdf"
+    path.write_text(text)
+    robot = yourdfpy.URDF.load(str(path), build_scene_graph=True, load_meshes=False)
+    names = joint_names(gait) + ankle_joint_names(gait)
+    robot.update_cfg(dict(zip(names, [*q.ravel(), *qa], strict=True)))
+    return [(robot.get_transform(f)[:3, 3], robot.get_transform(f)[:3, :3])
+            for f in foot_link_names(gait)]  # fmt: skip
+
+
+def _mujoco_frames(text, tmp_path, gait, q, qa):
+    mujoco = pytest.importorskip("mujoco")
+    model = mujoco.MjModel.from_xml_string(text)
+    data = mujoco.MjData(model)
+    names = joint_names(gait) + ankle_joint_names(gait)
+    for n, v in zip(names, [*q.ravel(), *qa], strict=True):
+        data.qpos[model.joint(n).qposadr[0]] = v
+    mujoco.mj_kinematics(model, data)
+    return [(data.xpos[model.body(f).id].copy(), data.xmat[model.body(f).id].reshape(3, 3).copy())
+            for f in foot_link_names(gait)]  # fmt: skip
+
+
+@pytest.mark.parametrize("reader", [_pybullet_frames, _yourdfpy_frames, _mujoco_frames])
+@pytest.mark.parametrize("ankle", ["pitch", "pitch_roll"])
+def test_urdf_ankle_chain_agrees_with_the_maths(reader, ankle, tmp_path):
+    cat = parse_catalog(_biped_dict(foot={"ankle": ankle}))
+    entry = cat["m"]
+    gait = entry.gait
+    text = build(entry)
+    geo = geometry(gait)
+    rng = np.random.default_rng(7)
+    from gaitsim.ik import leg_fk
+
+    for _ in range(5):
+        q = rng.uniform(-0.5, 0.5, (2, 3))
+        qa = rng.uniform(-0.5, 0.5, len(ankle_joint_names(gait)))
+        got = reader(text, tmp_path, gait, q, qa)
+        feet = leg_fk(geo.chain, q)
+        for i in range(2):
+            a = qa[i * len(qa) // 2]
+            b = qa[i * 2 + 1] if ankle == "pitch_roll" else 0.0
+            want = shin_rotation(q[i, 0], q[i, 1] + q[i, 2]) @ _rot_y(a) @ _rot_x(b)
+            pos, rot = got[i]
+            assert np.allclose(pos, feet[i], atol=1e-6)
+            assert np.allclose(rot, want, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------- the metrics
+
+
+@settings(max_examples=100, deadline=None)
+@given(heel=lengths, toe=lengths, h=lengths, yaw=st.floats(-3.1, 3.1),
+       pitches=st.lists(st.floats(-0.5, 0.5), min_size=2, max_size=6))  # fmt: skip
+def test_a_sole_rolling_without_sliding_has_no_slip(heel, toe, h, yaw, pitches):
+    """The metrics' unrolled ankle stays put while a sole rolls about its edges."""
+    from scipy.spatial.transform import Rotation
+
+    from gaitsim.feet import Sole
+    from gaitsim.sim.metrics import sole_angles, unrolled_feet
+
+    sole = Sole(heel, toe, 0.05, h, h / 2, "pitch")
+    plant = np.array([0.3, -0.2, h])
+    feet, quats = [], []
+    for p in pitches:
+        dx, dz = ankle_offset(heel, toe, h, p)
+        feet.append(plant + np.array([math.cos(yaw) * dx, math.sin(yaw) * dx, dz]))
+        quats.append(Rotation.from_euler("ZY", [yaw, p]).as_quat())
+    feet, quats = np.array(feet)[:, None], np.array(quats)[:, None]
+    _, got_pitch = sole_angles(quats)
+    assert np.allclose(got_pitch[:, 0], pitches, atol=1e-9)
+    assert np.allclose(unrolled_feet(feet, quats, [sole])[:, 0], plant, atol=1e-9)
+
+
+def test_a_biped_on_soles_rolls_heel_to_toe_in_physics():
+    """The mechanic with the assist, 4 s: its soles strike toe up and leave toe down, the
+    five measured stance phases sum to 1, the centre of pressure stays inside the sole on
+    average, and the unrolled soles slip less than a centimetre per stance."""
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+
+    s = simulate("mechanic", seconds=4.0, config=ControlConfig(body="assist")).summary
+    assert s["verdict"] == "walked", s["verdict_reason"]
+    assert s["sole_pitch_deg_at_touchdown"] <= -5.0
+    assert s["sole_pitch_deg_at_liftoff"] >= 5.0
+    shares = s["stance_phase_share"]
+    assert list(shares) == ["contact", "loading", "mid-stance", "push-off", "swing"]
+    assert sum(shares.values()) == pytest.approx(1.0)
+    assert all(v > 0.02 for v in shares.values()), shares
+    assert s["cop_margin_mm_mean"] > 0.0
+    assert s["slip_mm_per_stance"] < 10.0
+    fox = simulate("fox", seconds=0.5).summary
+    assert "stance_phase_share" not in fox and "sole_pitch_deg_at_touchdown" not in fox
