@@ -58,16 +58,33 @@ def nearest_in_hull(p, hull: np.ndarray) -> np.ndarray:
     return min(cands, key=lambda q: float((q - p) @ (q - p)))
 
 
-def zmp_path(feet_xy: np.ndarray, stance: np.ndarray, inset: float = ZMP_INSET) -> np.ndarray:
+def _sole_points(xy: np.ndarray, soles) -> np.ndarray:
+    """Each foot's support (n, 2) -> its sole's four corners (4 n, 2), soles facing +x
+    (``soles``: per foot (heel, toe, half width))."""
+    pts = []
+    for (x, y), (heel, toe, half) in zip(xy, soles, strict=True):
+        pts += [(x - heel, y - half), (x - heel, y + half),
+                (x + toe, y - half), (x + toe, y + half)]
+    return np.array(pts)
+
+
+def zmp_path(feet_xy: np.ndarray, stance: np.ndarray, inset: float = ZMP_INSET,
+             soles=None) -> np.ndarray:  # fmt: skip
     """The planned ZMP (N, 2) for body-frame feet ``feet_xy`` (N, L, 2) with ``stance``
     flags (N, L): the stance hull's point nearest the body centre (the origin), moved
-    ``inset`` of the way to the hull's vertex centroid. No foot down: the origin."""
+    ``inset`` of the way to the hull's vertex centroid. No foot down: the origin. With
+    ``soles`` (per leg: heel, toe, half width), a foot's support is its sole, not its
+    point: the ZMP may sit anywhere on the sole, so the body need not sway as far."""
     out = np.zeros((len(feet_xy), 2))
     origin = np.zeros(2)
     for k, (xy, st) in enumerate(zip(feet_xy, stance, strict=True)):
         if not np.any(st):
             continue
-        hull = convex_hull(xy[st], COLLINEAR_TOL)
+        if soles is None:
+            pts = xy[st]
+        else:
+            pts = _sole_points(xy[st], [q for q, on in zip(soles, st, strict=True) if on])
+        hull = convex_hull(pts, COLLINEAR_TOL)
         near = nearest_in_hull(origin, hull)
         out[k] = near + inset * (hull.mean(axis=0) - near)
     return out
@@ -90,13 +107,13 @@ def periodic_lip(zmp: np.ndarray, omega: float, period: float) -> np.ndarray:
 
 
 def sway_table(feet_xy: np.ndarray, stance: np.ndarray, period: float,
-               height: float) -> np.ndarray:
+               height: float, soles=None) -> np.ndarray:
     """The body's balancing offset (N, 2) over one gait cycle sampled at N equal steps:
     the periodic pendulum path (``periodic_lip``, omega = sqrt(g / height)) over the ZMP
     plan (``zmp_path``) of the stance feet at body-frame places ``feet_xy`` (N, L, 2) with
     flags ``stance`` (N, L); a cycle lasts ``period`` seconds."""
     omega = float(np.sqrt(GRAVITY / height))
-    return periodic_lip(zmp_path(feet_xy, stance), omega, period)
+    return periodic_lip(zmp_path(feet_xy, stance, soles=soles), omega, period)
 
 
 def table_lookup(table: np.ndarray, clock) -> np.ndarray:

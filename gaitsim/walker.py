@@ -347,7 +347,9 @@ class Walker:
         body_xy, heading = self.path.pose(d)
         local = _rot2(-heading[:, None], xy - body_xy[:, None, :])
         period = self.cycle / self.nominal_speed
-        return balance.sway_table(local, stance, period, self.geometry.standing_height)
+        soles = None if self.soles is None else [(q.heel, q.toe, 0.5 * q.width)
+                                                  for q in self.soles]  # fmt: skip
+        return balance.sway_table(local, stance, period, self.geometry.standing_height, soles)
 
     def _bob(self, stance, s):
         """Vertical bob: highest when stance legs are mid-stance, mean zero over a cycle."""

@@ -3,6 +3,7 @@ pendulum path is the periodic solution, checked against hand-computed cases."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -154,3 +155,28 @@ def test_sway_table_is_built_from_the_walkers_own_feet():
     xy[..., 0] += np.where(down, 0.5 - tt / g.duty, 0.0) * g.stride
     period = g.stride / (g.duty * g.clip_speed)
     assert table == pytest.approx(sway_table(xy, down, period, geo.standing_height), abs=1e-12)
+
+
+def test_zmp_on_soles_sits_on_the_sole_by_hand():
+    """One left foot at (0.05, 0.1) on a sole reaching 0.02 back, 0.06 ahead, 0.03 to each
+    side: the sole's point nearest the body centre is its inner heel corner (0.03, 0.07),
+    then 0.3 of the way to the corners' centroid (0.07, 0.1): (0.042, 0.079). A point foot
+    puts it at the foot itself."""
+    feet = np.array([[[0.05, 0.1]]])
+    st = np.array([[True]])
+    got = zmp_path(feet, st, soles=[(0.02, 0.06, 0.03)])[0]
+    assert got == pytest.approx((0.03 + 0.3 * 0.04, 0.07 + 0.3 * 0.03))
+    assert zmp_path(feet, st)[0] == pytest.approx((0.05, 0.1))
+
+
+def test_a_biped_on_soles_sways_less_than_on_points():
+    from gaitsim import Walker
+
+    w = Walker("mechanic", sway=1.0)
+    soled = np.abs(w._balance_table()).max(axis=0)
+    legs = tuple(dataclasses.replace(leg, foot="sphere") for leg in w.gait.legs)
+    points = Walker(dataclasses.replace(w.entry, gait=dataclasses.replace(w.gait, legs=legs)),
+                    sway=1.0)  # fmt: skip
+    pointed = np.abs(points._balance_table()).max(axis=0)
+    # sideways: 21 against 29 mm (the ZMP may sit on the sole's inner edge)
+    assert soled[1] < 0.8 * pointed[1], (soled, pointed)
