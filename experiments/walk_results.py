@@ -2,11 +2,12 @@
 slope up and down, +/-2 cm rough ground and a 1 m-radius turn, 20 simulated seconds each.
 
 Run: python experiments/walk_results.py [--seconds 20] [--workers 2] [--engine mujoco]
-[--json FILE]
-Prints two markdown tables and the wall time it took: per condition the verdict (and its
+[--walkers mechanic,raptor] [--json FILE]
+Prints markdown tables and the wall time it took: per condition the verdict (and its
 reason when the walker did not walk), speed ratio, mean stance slip and max reach shortfall;
 on flat ground each leg's measured duty beside the catalog's, touchdowns per stance and the
-contact timing error.
+contact timing error; for walkers on soles, their pitch at touchdown and lift-off, the
+measured stance phases beside the second seed's split and the centre of pressure's margin.
 """
 
 from __future__ import annotations
@@ -53,14 +54,41 @@ def run_cell(cell):
         "assist_mean_force_per_weight",
         "duty_error_max",
         "duty_error_mean",
+        "sole_pitch_deg_at_touchdown",
+        "sole_pitch_deg_at_liftoff",
+        "stance_phase_share",
+        "cop_margin_mm_min",
+        "cop_margin_mm_mean",
     )
     return walker, body, cond, {k: getattr(s, k) for k in keep}
 
 
-def cells(seconds, engine="pybullet"):
-    out = [(w, b, c, seconds, engine) for w, b in WALKERS.items() for c in CONDITIONS]
-    out += [(w, "free", "flat", seconds, engine) for w in ("mechanic", "raptor")]
+def cells(seconds, engine="pybullet", walkers=None):
+    pick = WALKERS if walkers is None else {w: WALKERS[w] for w in walkers}
+    out = [(w, b, c, seconds, engine) for w, b in pick.items() for c in CONDITIONS]
+    out += [(w, "free", "flat", seconds, engine) for w in ("mechanic", "raptor") if w in pick]
     return out
+
+
+def soles(table):
+    """The soles' table (walkers on soles, flat ground)."""
+    from gaitsim.feet import SEED_STEP_SPLIT
+    from gaitsim.gait import STANCE_PHASES
+
+    rows = [(k, row["flat"]) for k, row in table.items()
+            if "flat" in row and row["flat"]["stance_phase_share"] is not None]  # fmt: skip
+    if not rows:
+        return
+    seed = " / ".join(f"{100 * v:.0f}" for v in SEED_STEP_SPLIT)
+    print(f"\n| walker (body) | sole pitch at touchdown / lift-off (deg) | stance phases % "
+          f"({' / '.join(STANCE_PHASES)}; seed {seed}) | CoP margin in the sole, min / mean "
+          "(mm) |")  # fmt: skip
+    print("| --- " * 4 + "|")
+    for (walker, body), r in rows:
+        share = " / ".join(f"{100 * v:.0f}" for v in r["stance_phase_share"].values())
+        print(f"| {walker} ({body}) | {r['sole_pitch_deg_at_touchdown']:.1f} / "
+              f"{r['sole_pitch_deg_at_liftoff']:+.1f} | {share} | "
+              f"{r['cop_margin_mm_min']:.1f} / {r['cop_margin_mm_mean']:.1f} |")  # fmt: skip
 
 
 def fmt(r):
@@ -99,10 +127,17 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
     ap.add_argument("--engine", choices=["pybullet", "mujoco"], default="pybullet")
+    ap.add_argument("--walkers", help="comma-separated subset of the built-in walkers")
     args = ap.parse_args()
+    walkers = None
+    if args.walkers:
+        walkers = [w.strip() for w in args.walkers.split(",") if w.strip()]
+        unknown = [w for w in walkers if w not in WALKERS]
+        if unknown:
+            ap.error(f"unknown walkers {', '.join(unknown)}; choose from {', '.join(WALKERS)}")
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
-        results = list(pool.map(run_cell, cells(args.seconds, args.engine)))
+        results = list(pool.map(run_cell, cells(args.seconds, args.engine, walkers)))
     wall = time.perf_counter() - t0
     table = {}
     for walker, body, cond, r in results:
@@ -122,6 +157,7 @@ def main():
         f"{args.workers} workers"
     )
     fidelity(table)
+    soles(table)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(

@@ -212,6 +212,50 @@ def test_soles_lie_on_the_ground_and_roll_on_their_edges(name, terrain):
             assert abs(gap) < tol, (k, i, gap)
 
 
+def _generated_biped(seed: int, knee: str):
+    from gaitsim.generate import random_entry
+
+    return random_entry(seed, legs=2, knee=knee)
+
+
+@pytest.mark.parametrize("knee", ["forward", "back"])
+@pytest.mark.parametrize("seed", range(6))
+def test_generated_bipeds_get_feet_whose_soles_lie_on_the_ground(seed, knee, tmp_path):
+    """A biped a user writes gets derived soles: its URDF loads with the ankle chain, and
+    through two cycles on a slope every stance sole lies on the ground or on its edge."""
+    entry = _generated_biped(seed, knee)
+    w = Walker(entry, terrain=Slope(math.radians(5)))
+    assert w.soles is not None and len(ankle_joint_names(w.gait)) == 4
+    pose = w.pose_at(np.linspace(0.0, 2 * w.cycle, 61))
+    R = _sole_frames(w, pose)
+    for k in range(len(pose.distance)):
+        for i, sole in enumerate(w.soles):
+            if pose.stance[k, i]:
+                n = w.terrain.normal(*pose.feet[k, i, :2])
+                assert abs(R[k, i, :, 1] @ n) < 1e-9
+                pitch = pose.sole_pitch[k, i]
+                edge = (-sole.heel if pitch < 0 else sole.toe) if pitch != 0 else 0.0
+                point = pose.ankles[k, i] + R[k, i] @ np.array([edge, 0.0, -sole.height])
+                assert abs(point[2] - float(w.terrain.height(point[0], point[1]))) < 1e-9
+    text = build(entry)
+    _pybullet_frames(text, tmp_path, w.gait, np.zeros((2, 3)), np.zeros(4))
+
+
+@pytest.mark.parametrize(("seed", "knee"), [(0, "forward"), (1, "back"), (3, "forward")])
+def test_generated_bipeds_strike_heel_first_and_leave_toe_last_in_physics(seed, knee):
+    """Generated bipeds on their derived soles, 4 s with the assist: no fall, soles that
+    touch down toe up and lift off toe down, and the five stance phases measured."""
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+
+    s = simulate(_generated_biped(seed, knee), seconds=4.0,
+                 config=ControlConfig(body="assist")).summary  # fmt: skip
+    assert not s["fell"], s["verdict_reason"]
+    assert s["sole_pitch_deg_at_touchdown"] < -3.0
+    assert s["sole_pitch_deg_at_liftoff"] > 3.0
+    assert sum(s["stance_phase_share"].values()) == pytest.approx(1.0)
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), stance=st.booleans(), s=st.floats(0, 1), u=st.floats(0, 1),
        heading=st.floats(-3.1, 3.1), slope=st.floats(-0.2, 0.2))  # fmt: skip

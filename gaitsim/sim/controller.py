@@ -100,8 +100,9 @@ class ControlConfig:
     capture_gain: float = 1.0  # swing feet land this share of the capture point's error
     preload: float | None = None  # stance feet aim this share of a foot radius (a sole's
     # ankle height) into the ground; None: 0 for spheres, for soles the share their pad
-    # sinks under an even share of the weight (``geometry.FOOT_PAD_SINK``), so a standing
-    # sole is held where its pad settles
+    # sinks under a stance foot's mean load (the weight over duty x legs feet down, at
+    # most all of it: ``geometry.FOOT_PAD_SINK`` x min(1 / duty, legs)), so a loaded sole
+    # is held where its pad settles
     track_gain: float = 1.0  # share of the x, y, yaw error to the reference closed per step
     load: float = 1.0  # share of the weight the stance legs carry by torque feedforward
     load_ramp: float = 0.15  # a stance foot takes up / gives off its load over this share
@@ -217,7 +218,8 @@ class GaitController:
         self._full_forces = (robot.effort.ravel() * cfg.force_scale).tolist()
         preload = cfg.preload
         if preload is None:
-            preload = FOOT_PAD_SINK if walker.soles is not None else 0.0
+            mean_load = min(1.0 / self.gait.duty, self.n_legs)  # x an even share's
+            preload = FOOT_PAD_SINK * mean_load if walker.soles is not None else 0.0
         self._preload = preload * self.geo.foot_radius
         self._record_on = record
         # only the yaw balance figures read the robot's angular momentum (default: recording)
