@@ -50,9 +50,11 @@ FOOT_FIELDS = {
     "toe": "how far the sole reaches ahead of the ankle (m, > 0)",
     "width": "the sole's width (m)",
     "height": "the ankle joint's height over the bottom of the sole (m)",
-    "ankle": "the ankle's joints: 'pitch', or 'pitch_roll' (pitch, then roll below it)",
+    "ankle": "the ankle's joints: 'pitch', 'pitch_roll' (pitch, then roll below it) or "
+    "'yaw_pitch_roll' (a yaw about the shin first, so a planted sole keeps its heading "
+    "while the body turns)",
 }
-ANKLE_KINDS = ("pitch", "pitch_roll")
+ANKLE_KINDS = ("pitch", "pitch_roll", "yaw_pitch_roll")
 SPHERE_FOOT = "sphere"
 MAX_SOLED_LEGS = 21  # a leg with a sole is 6 URDF joints (PyBullet holds at most 128)
 
@@ -413,7 +415,8 @@ def _parse_foot(obj: Any, where: str, knee: str) -> tuple[tuple[str, Any], ...] 
             raise _fail(f"{where}.{key}", f"unknown key; a foot takes {', '.join(FOOT_FIELDS)}")
         if key == "ankle":
             if obj[key] not in ANKLE_KINDS:
-                raise _fail(f"{where}.ankle", f"must be 'pitch' or 'pitch_roll', got {obj[key]!r}")
+                raise _fail(f"{where}.ankle", "must be 'pitch', 'pitch_roll' or "
+                            f"'yaw_pitch_roll', got {obj[key]!r}")  # fmt: skip
             items.append((key, obj[key]))
         elif key == "heel":
             v = _number(obj, key, where, "a number of metres >= 0")

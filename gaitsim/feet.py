@@ -36,7 +36,12 @@ HEEL_SHARE = 0.25  # ... this share of its length behind the ankle
 WIDTH_SHARE = 0.4  # ... and this share of its length wide
 ANKLE_HEIGHT_SHARE = 0.08  # the ankle sits this share of the leg above the sole's bottom
 THICKNESS_SHARE = 0.5  # the sole box is this share of the ankle height thick
-DEFAULT_ANKLE = "pitch_roll"
+CORNER_SHARE = 0.5  # its corner spheres' radius, as a share of its thickness
+DEFAULT_ANKLE = "pitch_roll"  # "yaw_pitch_roll" adds a yaw that stands in for the hip's
+# (a hanging leg has no hip yaw joint, so a planted sole holds the body's heading): with the
+# assist both built-in bipeds then walk the 1 m arc (with pitch_roll the mechanic goes out
+# of reach and the raptor 19 deg off heading), but free the mechanic falls at 7.5 s on
+# flat ground where with pitch_roll it walks 20 s
 HEEL_STRIKE_DEG = -14.0  # the sole's pitch at touchdown (toe up)
 TOE_OFF_DEG = 16.0  # ... and at lift-off (heel up)
 # shares of stance: the heel strike has rolled flat by the first, the heel lifts from the
@@ -46,6 +51,7 @@ SEED_STEP_SPLIT = (0.12, 0.18, 0.15, 0.15, 0.40)  # the second seed's step: cont
 # loading, mid-stance, push-off, swing (shares of a whole step; its stance is 60 %)
 ANKLE_PITCH_LIMIT = 1.4  # rad: the ankle pitches at most this far either way
 ANKLE_ROLL_LIMIT = 0.6  # rad: ... and rolls at most this far
+ANKLE_YAW_LIMIT = 1.0  # rad: ... and turns at most this far about the shin
 
 
 @dataclass(frozen=True)
@@ -57,15 +63,28 @@ class Sole:
     width: float
     height: float  # the ankle joint over the sole's bottom
     thickness: float  # the sole box's thickness (its top is below the ankle)
-    ankle: str  # "pitch" or "pitch_roll"
+    ankle: str  # "pitch", "pitch_roll" or "yaw_pitch_roll"
 
     @property
     def length(self) -> float:
         return self.heel + self.toe
 
     @property
-    def n_joints(self) -> int:
-        return 2 if self.ankle == "pitch_roll" else 1
+    def corner(self) -> float:
+        """The radius of the spheres on the sole's four bottom corners that meet the
+        ground (CORNER_SHARE of its thickness, at most a quarter of its width)."""
+        return min(CORNER_SHARE * self.thickness, 0.25 * self.width)
+
+    @property
+    def joints(self) -> tuple[str, ...]:
+        """The ankle's joint suffixes in chain order (``<leg>_<suffix>``)."""
+        return {"pitch": ("ankle_pitch",), "pitch_roll": ("ankle_pitch", "ankle_roll"),
+                "yaw_pitch_roll": ("ankle_yaw", "ankle_pitch", "ankle_roll")}[self.ankle]
+
+    @property
+    def yaws(self) -> bool:
+        """Whether the ankle turns about the shin (the sole may face any heading)."""
+        return self.ankle == "yaw_pitch_roll"
 
 
 def wants_soles(gait: Gait) -> bool:
@@ -115,12 +134,17 @@ def ankle_joint_names(gait: Gait) -> list[str]:
     s = soles(gait)
     if s is None:
         return []
-    names = []
-    for leg, sole in zip(gait.legs, s, strict=True):
-        names.append(f"{leg.name}_ankle_pitch")
-        if sole.ankle == "pitch_roll":
-            names.append(f"{leg.name}_ankle_roll")
-    return names
+    return [f"{leg.name}_{j}" for leg, sole in zip(gait.legs, s, strict=True) for j in sole.joints]
+
+
+def ankle_vector(soles_, yaw, pitch, roll) -> np.ndarray:
+    """Per-leg ankle angles (each (..., L)) as the ankle joints (..., A), in
+    ``ankle_joint_names`` order (each leg's own joints only)."""
+    cols = []
+    for i, sole in enumerate(soles_):
+        by = {"ankle_yaw": yaw, "ankle_pitch": pitch, "ankle_roll": roll}
+        cols += [np.asarray(by[j])[..., i] for j in sole.joints]
+    return np.stack(cols, axis=-1)
 
 
 # ---------------------------------------------------------------------------- the roll
@@ -141,17 +165,23 @@ def sole_pitch(stance, s, u):
     return float(out) if out.ndim == 0 else out
 
 
-def ankle_offset(heel, toe, height, pitch):
+def ankle_offset(heel, toe, height, pitch, corner=0.0):
     """Where the ankle is, relative to its place with the sole flat, when the sole has
-    rolled by ``pitch`` about its heel edge (pitch < 0) or toe edge (pitch > 0): ``(dx,
-    dz)`` along the foot's forward axis and the ground's normal (arrays or floats)."""
+    rolled by ``pitch`` onto its heel (pitch < 0) or its toe (pitch > 0): ``(dx, dz)``
+    along the foot's forward axis and the ground's normal (arrays or floats).
+
+    The sole stands on spheres of radius ``corner`` centred on its bottom's corners, lifted
+    by ``corner`` (0: on its bare edges; ``urdf.sole_spheres``): tilted, it rests on the
+    pair at that end, which roll on the ground without sliding, carrying their centres
+    ``corner * pitch`` along."""
     pitch = np.asarray(pitch, dtype=float)
+    corner = np.asarray(corner, dtype=float)
     c, s = np.cos(pitch), np.sin(pitch)
-    # the pivot edge's x: -heel or +toe; the ankle sits (-pivot, height) from it
+    # the resting spheres' centre, from the ankle's flat place: (px, corner - height)
     px = np.where(pitch < 0.0, -np.asarray(heel, dtype=float), np.asarray(toe, dtype=float))
-    ax, az = -px, height
-    dx = px + c * ax + s * az  # Ry(pitch) (ax, 0, az) + pivot - (0, 0, height)
-    dz = -s * ax + c * az - height
+    ax, az = -px, np.asarray(height, dtype=float) - corner  # the ankle, seen from it
+    dx = px + c * ax + s * az + corner * pitch  # rotated by Ry(pitch), rolled along
+    dz = -s * ax + c * az - az
     if dx.ndim == 0:
         return float(dx), float(dz)
     return dx, dz
@@ -220,6 +250,20 @@ def sole_in_body(q, normal_body, pitch):
                  -1.0, 1.0)  # fmt: skip
     f = np.sqrt(1.0 - sd * sd) * f0 + sd * lat
     return np.stack([f, np.cross(n, f), n], axis=-1) @ rot_y(pitch)
+
+
+def ankle_euler(q, sole_in_body):
+    """Ankle yaw, pitch and roll (each (..., L)) of a yaw-pitch-roll ankle that turns the
+    shin of a hanging leg with joints ``q`` (..., L, 3) to any sole rotation
+    ``sole_in_body`` (..., L, 3, 3), body frame: Rx(q1) Ry(q2 + q3) Rz(yaw) Ry(pitch)
+    Rx(roll) = sole (exact; the yaw-pitch-roll angles of Ry(-q2 - q3) Rx(-q1) sole)."""
+    q = np.asarray(q, dtype=float)
+    M = np.asarray(sole_in_body, dtype=float)
+    N = np.swapaxes(shin_rotation(q[..., 0], q[..., 1] + q[..., 2]), -1, -2) @ M
+    yaw = np.arctan2(N[..., 1, 0], N[..., 0, 0])
+    pitch = np.arctan2(-N[..., 2, 0], np.hypot(N[..., 0, 0], N[..., 1, 0]))
+    roll = np.arctan2(N[..., 2, 1], N[..., 2, 2])
+    return yaw, pitch, roll
 
 
 def ankle_angles(q, sole_in_body):

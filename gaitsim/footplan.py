@@ -92,6 +92,11 @@ class FootPlanner:
     def stride(self) -> float:
         return self.walker.stride
 
+    @property
+    def home_xy(self) -> list[tuple[float, float]]:
+        """Each leg's home (x forward, y left) in the body frame (m)."""
+        return self._home_xy
+
     def cycle_position(self, s: float, i: int) -> float:
         """Leg ``i``'s place in its cycle at distance ``s``, in [0, 1)."""
         x = s / self.cycle + self._phase[i]
@@ -123,6 +128,20 @@ class FootPlanner:
         x, y = self.steering.xy(px + c * hx - s * hy, py + s * hx + c * hy)
         return (x, y, self.rest_z(i, x, y))
 
+    def plan_heading(self, d_mid: float) -> float:
+        """The heading a foot planted for the stance centred at ``d_mid`` faces: the
+        (steered) path's heading there (``Walker.foot_headings``, in floats)."""
+        return pose_one(self.walker.path, d_mid)[2] + self.steering.angle
+
+    def heading(self, i: int) -> float:
+        """Leg ``i``'s foot heading now: its plant's in stance; in swing turning from its
+        last plant's to its next's on the swing's smoothstep."""
+        if self.stance[i]:
+            return self.plant_heading[i]
+        a, b = self.lift_heading[i], self.land_heading[i]
+        turn = (b - a + math.pi) % (2.0 * math.pi) - math.pi
+        return a + smooth01(self.swing_progress[i]) * turn
+
     def swing_target(self, i: int, u: float, corr=(0.0, 0.0), lift_scale: float = 1.0,
                      rate: float = 1.0):  # fmt: skip
         """World target of swing leg ``i`` at swing progress ``u`` (0 lift-off .. 1
@@ -152,6 +171,7 @@ class FootPlanner:
         self.stance_progress = [0.0] * n
         self.swing_progress = [0.0] * n
         self.plant = [(0.0, 0.0, 0.0)] * n
+        self.plant_heading = [0.0] * n  # where each foot faces (soles that can yaw)
         for i in range(n):
             t = self.cycle_position(s0, i)
             if t < self.duty:
@@ -159,15 +179,20 @@ class FootPlanner:
                 self.stance_progress[i] = t / self.duty
                 d_mid = s0 - t * self.cycle + self.stride / 2
                 self.plant[i] = self.plant_point(i, d_mid)
+                self.plant_heading[i] = self.plan_heading(d_mid)
             else:
                 self.swing_progress[i] = (t - self.duty) / (1.0 - self.duty)
         self.lift_from = list(self.plant)
         self.land_at = list(self.plant)
+        self.lift_heading = list(self.plant_heading)
+        self.land_heading = list(self.plant_heading)
         for i in range(n):
             if not self.stance[i]:
                 t = self.cycle_position(s0, i)
                 self.lift_from[i] = self.plant_point(i, self.mid_before(s0, t))
                 self.land_at[i] = self.plant_point(i, self.mid_after(s0, t))
+                self.lift_heading[i] = self.plan_heading(self.mid_before(s0, t))
+                self.land_heading[i] = self.plan_heading(self.mid_after(s0, t))
         self.s = float(s0)
 
     def advance(self, s: float, ds: float = 0.0, touchdown=None, corr=(0.0, 0.0),
@@ -196,11 +221,14 @@ class FootPlanner:
                     a = self.land_at[i]
                     fx, fy = a[0] + corr[0], a[1] + corr[1]
                 self.plant[i] = (fx, fy, self.rest_z(i, fx, fy))
+                self.plant_heading[i] = self.land_heading[i]
             elif not st and self.stance[i]:  # lift-off: plan the swing to the next plant
                 self.lift_from[i] = self.plant[i]
                 if liftoff is not None:  # from where the foot really is held
                     self.lift_from[i] = (liftoff[i][0], liftoff[i][1], self.plant[i][2])
                 self.land_at[i] = self.plant_point(i, self.mid_after(s, t))
+                self.lift_heading[i] = self.plant_heading[i]
+                self.land_heading[i] = self.plan_heading(self.mid_after(s, t))
             events.append(st != self.stance[i])
             self.stance[i] = st
             if st:

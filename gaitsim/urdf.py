@@ -57,7 +57,14 @@ from pathlib import Path
 import numpy as np
 
 from .catalog import Catalog, Entry, Gait, GaitsimError, atomic_write_text
-from .feet import ANKLE_PITCH_LIMIT, ANKLE_ROLL_LIMIT, Sole, ankle_joint_names, soles
+from .feet import (
+    ANKLE_PITCH_LIMIT,
+    ANKLE_ROLL_LIMIT,
+    ANKLE_YAW_LIMIT,
+    Sole,
+    ankle_joint_names,
+    soles,
+)
 from .geometry import GRAVITY, geometry
 from .ik import KNEE_UP
 from .path import Arc
@@ -142,8 +149,7 @@ def upper_joint_names(gait: Gait | Entry) -> list[str]:
 
 
 def _link_names(gait: Gait) -> list[str]:
-    ankles = [f"{leg.name}_ankle" for leg, s in zip(gait.legs, soles(gait) or (), strict=False)
-              if s.ankle == "pitch_roll"]  # fmt: skip
+    ankles = ankle_link_names(gait)
     return [BASE_LINK] + [
         f"{leg.name}_{part}" for leg in gait.legs for part in ("hip", "thigh", "shin", "foot")
     ] + ankles + upper_link_names(gait)
@@ -506,21 +512,35 @@ def ankle_effort(gait: Gait | Entry) -> float:
 
 def ankle_limits(gait: Gait | Entry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Lower and upper limits (rad) and efforts (N m) of the ankle joints, in
-    ``feet.ankle_joint_names`` order (empty without soles): ANKLE_PITCH_LIMIT and
-    ANKLE_ROLL_LIMIT either way, ``ankle_effort`` each."""
+    ``feet.ankle_joint_names`` order (empty without soles): ANKLE_YAW_LIMIT,
+    ANKLE_PITCH_LIMIT and ANKLE_ROLL_LIMIT either way, ``ankle_effort`` each."""
     gait = gait.gait if isinstance(gait, Entry) else gait
     names = ankle_joint_names(gait)
     if not names:
         return np.zeros(0), np.zeros(0), np.zeros(0)
-    top = np.array([ANKLE_ROLL_LIMIT if n.endswith("_roll") else ANKLE_PITCH_LIMIT
-                    for n in names])  # fmt: skip
+    by = {"_yaw": ANKLE_YAW_LIMIT, "_roll": ANKLE_ROLL_LIMIT, "_pitch": ANKLE_PITCH_LIMIT}
+    top = np.array([next(v for k, v in by.items() if n.endswith(k)) for n in names])
     return -top, top, np.full(len(names), ankle_effort(gait))
 
 
+ANKLE_AXES = {"ankle_yaw": (0, 0, 1), "ankle_pitch": (0, 1, 0), "ankle_roll": (1, 0, 0)}
+ANKLE_LINKS = {"ankle_yaw": "ankle_turn", "ankle_pitch": "ankle"}  # the link after a joint
+# that another ankle joint follows (no geometry)
+
+
+def ankle_link_names(gait: Gait) -> list[str]:
+    """The ankles' geometry-less links between their joints (none without soles)."""
+    out = []
+    for leg, sole in zip(gait.legs, soles(gait) or (), strict=False):
+        out += [f"{leg.name}_{ANKLE_LINKS[j]}" for j in sole.joints[:-1]]
+    return out
+
+
 def _sole(geo, i: int, n: str, sole: Sole, effort: float, vel: float) -> list[str]:
-    """Leg ``n``'s ankle joints (pitch about y at the shin's end, then roll about x) and
-    its foot: a box sole whose bottom lies ``sole.height`` below the ankle, reaching
-    ``heel`` behind it and ``toe`` ahead; the foot link's origin is the ankle."""
+    """Leg ``n``'s ankle joints at the shin's end (yaw about the shin, pitch about y, roll
+    about x: ``sole.joints``, tiny links between them) and its foot: a box sole whose
+    bottom lies ``sole.height`` below the ankle, reaching ``heel`` behind it and ``toe``
+    ahead; the foot link's origin is the ankle."""
     l2 = float(geo.chain.lower[i])
     out = []
     m = geo.foot_mass
@@ -529,23 +549,38 @@ def _sole(geo, i: int, n: str, sole: Sole, effort: float, vel: float) -> list[st
     centre = ((sole.toe - sole.heel) / 2, 0.0, -sole.height + t / 2)
     inertia = (m * (box[1] ** 2 + t * t) / 12, m * (box[0] ** 2 + t * t) / 12,
                m * (box[0] ** 2 + box[1] ** 2) / 12)  # fmt: skip
-    pitch = (-ANKLE_PITCH_LIMIT, ANKLE_PITCH_LIMIT, effort, vel)
-    roll = (-ANKLE_ROLL_LIMIT, ANKLE_ROLL_LIMIT, effort, vel)
-    if sole.ankle == "pitch_roll":
-        m_a = HIP_MASS_FRACTION * m
-        i_a = 0.4 * m_a * (0.1 * t) ** 2
-        out += _link(f"{n}_ankle", _inertial(m_a, (i_a, i_a, i_a)))
-        out += _joint(f"{n}_ankle_pitch", "revolute", f"{n}_shin", f"{n}_ankle",
-                      (0.0, 0.0, -l2), axis=(0, 1, 0), limit=pitch)  # fmt: skip
-        out += _joint(f"{n}_ankle_roll", "revolute", f"{n}_ankle", f"{n}_foot",
-                      (0, 0, 0), axis=(1, 0, 0), limit=roll)  # fmt: skip
-        m -= m_a  # the ankle link's mass comes out of the foot's
-    else:
-        out += _joint(f"{n}_ankle_pitch", "revolute", f"{n}_shin", f"{n}_foot",
-                      (0.0, 0.0, -l2), axis=(0, 1, 0), limit=pitch)  # fmt: skip
-    out += _link(f"{n}_foot", _inertial(m, inertia, centre), f'<box size="{_v(*box)}"/>',
-                 centre, (0, 0, 0), "gaitsim_foot")  # fmt: skip
-    return out
+    top = {"ankle_yaw": ANKLE_YAW_LIMIT, "ankle_pitch": ANKLE_PITCH_LIMIT,
+           "ankle_roll": ANKLE_ROLL_LIMIT}  # fmt: skip
+    parent = f"{n}_shin"
+    for k, joint in enumerate(sole.joints):
+        last = k == len(sole.joints) - 1
+        child = f"{n}_foot" if last else f"{n}_{ANKLE_LINKS[joint]}"
+        if not last:
+            m_a = HIP_MASS_FRACTION * geo.foot_mass
+            i_a = 0.4 * m_a * (0.1 * t) ** 2
+            out += _link(child, _inertial(m_a, (i_a, i_a, i_a)))
+            m -= m_a  # the ankle links' masses come out of the foot's
+        out += _joint(f"{n}_{joint}", "revolute", parent, child,
+                      (0.0, 0.0, -l2) if k == 0 else (0, 0, 0), axis=ANKLE_AXES[joint],
+                      limit=(-top[joint], top[joint], effort, vel))  # fmt: skip
+        parent = child
+    lines = [f'  <link name="{n}_foot">', *_inertial(m, inertia, centre)]
+    lines += _shape("visual", f'<box size="{_v(*box)}"/>', centre, (0, 0, 0), "gaitsim_foot")
+    for xyz, r in sole_spheres(sole):
+        lines += _shape("collision", f'<sphere radius="{_f(r)}"/>', xyz, (0, 0, 0), None)
+    return out + lines + ["  </link>"]
+
+
+def sole_spheres(sole: Sole) -> list[tuple[tuple[float, float, float], float]]:
+    """A sole's collision shapes: a sphere of ``sole.corner`` radius over each corner of
+    its box's bottom, its bottom flush with the sole's. Bullet lets thin, long boxes slip
+    through a heightfield (between its prisms; bullet3 issue 1022: measured here, a 2
+    cm-thick sole sank 2 cm into 1 cm rough ground and lost contact), spheres it does not;
+    their four contact points span the sole (heel to toe, side to side), its support."""
+    r = sole.corner
+    z = -sole.height + r
+    return [((x, y, z), r) for x in (-sole.heel, sole.toe)
+            for y in (-0.5 * sole.width, 0.5 * sole.width)]  # fmt: skip
 
 
 def _leg_links(geo, i: int, n: str, up: bool, bone, sphere: bool = True) -> list[str]:

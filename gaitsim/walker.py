@@ -24,8 +24,11 @@ from . import balance
 from .catalog import Entry, Gait, leg_array, load_catalog
 from .feet import (
     ankle_angles,
+    ankle_euler,
     ankle_offset,
+    ankle_vector,
     ground_frame,
+    rot_y,
     sole_in_body,
     sole_pitch,
     soles,
@@ -34,7 +37,7 @@ from .gait import SWING_PROFILES, cycle_position, smoothstep, swing_height
 from .geometry import Geometry, geometry
 from .ik import leg_ik
 from .path import Straight
-from .terrain import Flat, smooth_gradient
+from .terrain import Flat, Slope, smooth_gradient
 from .upper import ARM_MODES, GAZE_MODES, hip_twist, upper_geometry, upper_joints
 
 MODES = ("planted", "body")
@@ -195,7 +198,8 @@ class Walker:
         self.soles = soles(self.gait)  # each leg's Sole (gaitsim.feet), None on sphere feet
         if self.soles is not None:
             self._sole_dims = tuple(np.array([getattr(x, k) for x in self.soles])
-                                    for k in ("heel", "toe", "height"))  # fmt: skip
+                                    for k in ("heel", "toe", "height", "corner"))  # fmt: skip
+            self._sole_reach = 0.5 * max(x.length for x in self.soles)  # ``sole_ground``
         self._sway_table = None  # balance.sway_table, built on first use
 
     @property
@@ -278,10 +282,35 @@ class Walker:
         return xy, stance, u, arc
 
     def ground_point(self, xy):
-        """Height of a resting foot-sphere centre over world xy: ground + radius / n_z."""
+        """Height of a resting foot-sphere centre over world xy: ground + radius / n_z; for
+        soles, of the ankle over a sole resting on the ground there (``sole_ground``)."""
         x, y = xy[..., 0], xy[..., 1]
+        if self.soles is not None:
+            z, n = self.sole_ground(xy)
+            return z + self.geometry.foot_radius / n[..., 2]
         n = self.terrain.normal(x, y)
         return self.terrain.height(x, y) + self.geometry.foot_radius / n[..., 2]
+
+    def sole_ground(self, xy):
+        """Where a sole whose ankle is over world ``xy`` (..., 2) rests: the ground height
+        under the ankle (...) and the ground's normal (..., 3). On rough ground a rigid sole
+        spans several bumps, so it lies on the plane of the ground's slope over a disc of
+        half the sole's length around its ankle, whatever its heading (``smooth_gradient``
+        over that radius), raised until it touches the highest of SOLE_SAMPLES points of
+        the disc; on a plane, the plane."""
+        x, y = np.asarray(xy[..., 0], dtype=float), np.asarray(xy[..., 1], dtype=float)
+        t = self.terrain
+        h0 = t.height(x, y)
+        if isinstance(t, (Flat, Slope)):
+            return h0, t.normal(x, y)
+        half = self._sole_reach
+        gx, gy = smooth_gradient(t, x, y, half)
+        lift = np.zeros_like(h0)
+        for dx, dy in _footprint(half):
+            rel = t.height(x + dx, y + dy) - (h0 + gx * dx + gy * dy)
+            lift = np.maximum(lift, rel)
+        n = np.stack([-gx, -gy, np.ones_like(gx)], axis=-1)
+        return h0 + lift, n / np.linalg.norm(n, axis=-1, keepdims=True)
 
     # ------------------------------------------------------------------ body
     def _ground_normal(self, xy_b, c, s):
@@ -417,16 +446,12 @@ class Walker:
         body_pos, R, heading = self._body(d, xy, stance, s)
         ankles = feet
         if self.soles is not None:
-            # a hanging leg cannot turn its foot about the vertical: a sole faces the
-            # body's way (its yaw, the hips' twist included), not the path's
-            body_yaw = np.arctan2(R[..., 1, 0], R[..., 0, 0])
-            ankles, pitch, normal = self._roll_soles(feet, body_yaw, stance, s, u)
+            facing = self._sole_headings(d, R, stance, u)
+            ankles, pitch, normal = self._roll_soles(feet, facing, stance, s, u)
         feet_body = np.einsum("...ji,...lj->...li", R, ankles - body_pos[..., None, :])
         joints, short = leg_ik(geo.chain, feet_body)
         if self.soles is not None:
-            n_body = np.einsum("...ji,...lj->...li", R, normal)
-            sole_body = sole_in_body(joints, n_body, pitch)
-            ankle_q = self._ankle_columns(*ankle_angles(joints, sole_body))
+            ankle_q = self._ankles(joints, R, normal, facing, pitch)
         else:
             pitch = ankle_q = np.zeros((*d.shape, 0))
         return Pose(
@@ -448,26 +473,77 @@ class Walker:
             ankle_joints=ankle_q,
         )
 
-    def _roll_soles(self, feet, heading, stance, s, u):
+    def foot_headings(self, distance):
+        """Each foot's planned heading (S, L): a planted foot faces the path's heading at
+        the middle of its stance (where it is planted, ``feet_plan``); a swinging one turns
+        from its last plant's heading to its next's on the swing's smoothstep; in
+        ``mode="body"`` every foot faces the path's heading now."""
+        d = np.asarray(distance, dtype=float)
+        g = self.gait
+        t = cycle_position(g, d, self.speed_scale)
+        dl = np.broadcast_to(d[..., None], t.shape)
+        if self.mode != "planted":
+            return np.broadcast_to(self.path.pose(d)[1][..., None], t.shape).copy()
+        stride, cycle = self.stride, self.cycle
+        stance = t < g.duty
+        _, mid = self.path.pose(dl - t * cycle + stride / 2)
+        d_lo = dl - (t - g.duty) * cycle
+        _, before = self.path.pose(d_lo - stride / 2)
+        _, after = self.path.pose(d_lo + (1.0 - g.duty) * cycle + stride / 2)
+        sig = smoothstep(np.where(stance, 0.0, (t - g.duty) / (1.0 - g.duty)))
+        turn = (after - before + np.pi) % (2.0 * np.pi) - np.pi
+        return np.where(stance, mid, before + sig * turn)
+
+    def _sole_headings(self, d, R, stance, u):
+        """Where each sole faces (S, L): its foot's planned heading with a yawing ankle
+        (``foot_headings``); without one, the body's (its yaw, the hips' twist included),
+        for a hanging leg cannot turn its foot about the vertical."""
+        body_yaw = np.arctan2(R[..., 1, 0], R[..., 0, 0])[..., None]
+        yaws = np.array([q.yaws for q in self.soles])
+        if not yaws.any():
+            return np.broadcast_to(body_yaw, stance.shape).copy()
+        return np.where(yaws, self.foot_headings(d), body_yaw)
+
+    def _ankles(self, joints, R, normal, facing, pitch):
+        """The ankle joints (S, A) laying each sole on the ground under it, facing
+        ``facing``, pitched by ``pitch``: exact for a yawing ankle (``ankle_euler``), and
+        for the others the nearest sole they can reach (``sole_in_body``)."""
+        n_body = np.einsum("...ji,...lj->...li", R, normal)
+        p, r = ankle_angles(joints, sole_in_body(joints, n_body, pitch))
+        y = np.zeros_like(p)
+        if any(q.yaws for q in self.soles):
+            world = ground_frame(normal, facing) @ rot_y(pitch)
+            ye, pe, re = ankle_euler(joints, np.einsum("...ji,...ljk->...lik", R, world))
+            yaws = np.array([q.yaws for q in self.soles])
+            y, p, r = np.where(yaws, ye, y), np.where(yaws, pe, p), np.where(yaws, re, r)
+        return ankle_vector(self.soles, y, p, r)
+
+    def _roll_soles(self, feet, facing, stance, s, u):
         """The soles' roll (``gaitsim.feet``): each flat ankle point moved by its sole's
-        pitch about the heel or toe edge, the pitch (S, L) and the ground's normal under
-        each foot (S, L, 3; the ankle folds by the ground's angle)."""
-        heel, toe, h = self._sole_dims
+        pitch about the heel or toe edge (the sole facing ``facing``, (S, L)), the pitch
+        (S, L) and the ground's normal under each foot (S, L, 3; the ankle folds by the
+        ground's angle)."""
+        heel, toe, h, corner = self._sole_dims
         pitch = sole_pitch(stance, s, u)
-        n = self.terrain.normal(feet[..., 0], feet[..., 1])
-        G = ground_frame(n, heading[..., None])
-        dx, dz = ankle_offset(heel, toe, h, pitch)
+        n = self.sole_ground(feet[..., :2])[1]
+        G = ground_frame(n, facing)
+        dx, dz = ankle_offset(heel, toe, h, pitch, corner)
         feet = feet + G[..., :, 0] * dx[..., None] + G[..., :, 2] * dz[..., None]
         return feet, pitch, n
 
-    def _ankle_columns(self, pitch, roll):
-        """Per-leg ankle pitch and roll (S, L) as the ankle joints (S, A), in order."""
-        cols = []
-        for i, sole in enumerate(self.soles):
-            cols.append(pitch[..., i])
-            if sole.ankle == "pitch_roll":
-                cols.append(roll[..., i])
-        return np.stack(cols, axis=-1)
+
+SOLE_SAMPLES = 16  # footprint points a sole on rough ground is checked against
+
+
+def _footprint(radius: float) -> list[tuple[float, float]]:
+    """SOLE_SAMPLES offsets covering a disc of ``radius``: two rings of eight (a sole's
+    footprint whatever its heading)."""
+    out = []
+    for r in (0.5 * radius, radius):
+        for k in range(SOLE_SAMPLES // 2):
+            a = 2.0 * math.pi * k / (SOLE_SAMPLES // 2)
+            out.append((r * math.cos(a), r * math.sin(a)))
+    return out
 
 
 def _leg_mean(a):

@@ -37,10 +37,11 @@ def test_a_mechanic_loads_with_its_ankles_indexed(engine):
     with make_world(engine, Flat()) as world:
         robot = load_robot(world, "mechanic")
         names = robot.body.ankle_joint_names
-        assert len(names) == 4 and robot.ankle_names == list(names)
+        n = 2 * 2  # pitch and roll per foot (the derived ankle)
+        assert len(names) == n and robot.ankle_names == list(names)
         np.testing.assert_allclose(robot.ankle_effort, robot.body.ankle_effort)
         q, v = robot.ankle_state()
-        assert q.shape == v.shape == (4,)
+        assert q.shape == v.shape == (n,)
         # it starts with the soles flat under the home pose
         np.testing.assert_allclose(q, robot.home_ankles, atol=1e-9)
         np.testing.assert_allclose(robot.home_ankles, robot.flat_ankles(robot.home_joints))
@@ -70,9 +71,10 @@ def test_command_ankles_holds_an_ankle_angle(engine):
         # the force limits may be given: motors without force do not lift the toes
         for _ in range(steps // 2):
             robot.command_positions(robot.home_joints)
-            robot.command_ankles(target - 0.2, kp=0.5, forces=np.zeros(4))
+            robot.command_ankles(target - 0.2, kp=0.5, forces=np.zeros(len(target)))
             world.step(1)
-        assert np.abs(robot.ankle_state()[0] - (target - 0.2)).min() > 0.15
+        pitch = [k for k, n in enumerate(robot.body.ankle_joint_names) if n.endswith("_pitch")]
+        assert np.abs(robot.ankle_state()[0] - (target - 0.2))[pitch].min() > 0.15
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -90,7 +92,7 @@ def test_the_foot_link_origin_is_the_ankle(engine):
             pos = np.array([rng.uniform(-1, 1), rng.uniform(-1, 1), 1.5])
             robot.reset_base(pos, quat)
             robot.set_joint_positions(q)
-            robot.set_ankle_positions(rng.uniform(-0.5, 0.5, size=4))
+            robot.set_ankle_positions(rng.uniform(-0.5, 0.5, size=len(robot.home_ankles)))
             s = robot.sense()
             expected = pos + leg_fk(chain, q) @ _rot(quat).T
             np.testing.assert_allclose(s.feet, expected, atol=tol)
@@ -191,10 +193,14 @@ def test_mujoco_soles_get_the_foot_contact():
         m = world.model
         for name in robot.foot_names:
             geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] == m.body(name).id]
-            assert len(geoms) == 1 and m.geom_type[geoms[0]] == mujoco.mjtGeom.mjGEOM_BOX
-            g = geoms[0]
-            assert m.geom_priority[g] == 1 and m.geom_condim[g] == 4
-            np.testing.assert_allclose(m.geom_friction[g, :2], [0.8, robot.geometry.foot_radius])
-            assert m.geom_solref[g, 0] > 0
-        names = [m.actuator(a).name for a in range(m.nu)][-4:]
+            # the sole's four corner spheres (urdf.sole_spheres), each with the foot's contact
+            assert len(geoms) == 4
+            for g in geoms:
+                assert m.geom_type[g] == mujoco.mjtGeom.mjGEOM_SPHERE
+                assert m.geom_priority[g] == 1 and m.geom_condim[g] == 4
+                np.testing.assert_allclose(m.geom_friction[g, :2],
+                                           [0.8, robot.geometry.foot_radius])  # fmt: skip
+                assert m.geom_solref[g, 0] > 0
+        n = len(robot.body.ankle_joint_names)
+        names = [m.actuator(a).name for a in range(m.nu)][-n:]
         assert names == list(robot.body.ankle_joint_names)

@@ -156,7 +156,7 @@ def test_a_sweep_row_over_a_custom_catalog_equals_gaitsim_walk(
     assert walked["commanded_speed_m_s"] == pytest.approx(0.3 * scale)  # the file's fox
     assert row["body"] == walked["body"]
     # the CSV writes str(value) and '' for None: the JSON's figures written the same way
-    want = {m: "" if walked[m] is None else str(walked[m]) for m in METRICS}
+    want = {m: "" if walked.get(m) is None else str(walked[m]) for m in METRICS}  # absent: ""
     assert {m: row[m] for m in METRICS} == want
 
 

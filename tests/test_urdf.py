@@ -156,9 +156,7 @@ def test_structure(name, texts):
         assert base_mass == pytest.approx(ug.body_mass - hips, rel=1e-9)
     legs = [f"{leg.name}_{p}" for leg in entry.gait.legs for p in ("hip", "thigh", "shin", "foot")]
     feet = soles(entry.gait)
-    ankles = [] if feet is None else [f"{leg.name}_ankle" for leg, sole in
-                                      zip(entry.gait.legs, feet, strict=True)
-                                      if sole.ankle == "pitch_roll"]  # fmt: skip
+    ankles = gurdf.ankle_link_names(entry.gait)
     assert sorted(links) == sorted(["base_link", *legs, *ankles, *upper_link_names(entry.gait)])
     box = links["base_link"].find("collision/geometry/box")
     assert [float(v) for v in box.get("size").split()] == pytest.approx(geo.body, rel=1e-9)
@@ -168,21 +166,33 @@ def test_structure(name, texts):
             sphere = links[foot].find("collision/geometry/sphere")
             assert float(sphere.get("radius")) == pytest.approx(geo.foot_radius, rel=1e-9)
             assert origin.get("xyz") == "0 0 0", f"{foot}: the sphere centre is the link origin"
-        else:  # a box sole whose bottom lies the ankle height below the link origin (the ankle)
+        else:  # a box sole whose bottom lies the ankle height below the link origin (the
+            # ankle), meeting the ground with a sphere on each bottom corner
             sole = feet[i]
-            size = links[foot].find("collision/geometry/box").get("size")
+            size = links[foot].find("visual/geometry/box").get("size")
             size = [float(v) for v in size.split()]
             assert size == pytest.approx([sole.length, sole.width, sole.thickness], rel=1e-9)
-            x, y, z = (float(v) for v in origin.get("xyz").split())
+            x, y, z = (float(v) for v in links[foot].find("visual/origin").get("xyz").split())
             assert (x - size[0] / 2, x + size[0] / 2) == pytest.approx((-sole.heel, sole.toe))
             assert z - size[2] / 2 == pytest.approx(-geo.foot_radius, rel=1e-9) and y == 0
+            spheres = []
+            for col in links[foot].findall("collision"):
+                r = float(col.find("geometry/sphere").get("radius"))
+                cx, cy, cz = (float(v) for v in col.find("origin").get("xyz").split())
+                spheres.append((cx, cy, cz - r))
+            want = sorted((a, b, -geo.foot_radius) for a in (-sole.heel, sole.toe)
+                          for b in (-sole.width / 2, sole.width / 2))  # fmt: skip
+            assert np.allclose(sorted(spheres), want, atol=1e-12)
         thigh = links[f"{entry.gait.legs[i].name}_thigh"]
         mass = float(thigh.find("inertial/mass").get("value"))
         assert mass == pytest.approx(geo.leg_masses[i, 0], rel=1e-9)
     joints = root.findall("joint")
     revolute = [j for j in joints if j.get("type") == "revolute"]
-    assert [j.get("name") for j in revolute] == (
-        joint_names(entry.gait) + ankle_joint_names(entry.gait) + upper_joint_names(entry.gait))
+    ankles = ankle_joint_names(entry.gait)
+    got = [j.get("name") for j in revolute]
+    assert [n for n in got if n not in ankles] == joint_names(entry.gait) + upper_joint_names(
+        entry.gait)
+    assert sorted(n for n in got if n in ankles) == sorted(ankles)  # each leg's after its knee
     for j in revolute:
         lim = j.find("limit")
         lo, hi = float(lim.get("lower")), float(lim.get("upper"))

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..body import compile_body
-from ..feet import ankle_angles
+from ..feet import ankle_angles, ankle_euler, ankle_vector
 from ..geometry import GRAVITY
 from ..ik import leg_ik
 from ..terrain import Flat
@@ -129,18 +129,20 @@ class RobotBase:
 
     def flat_ankles(self, q) -> np.ndarray:
         """The ankle angles (Body.ankle_joint_names order) that lay every sole parallel to
-        the body's xy plane with the legs at ``q`` (L, 3): flat on level ground under a
-        level body. Empty on sphere feet."""
+        the body's xy plane, facing the body's heading, with the legs at ``q`` (L, 3): flat
+        on level ground under a level body. Empty on sphere feet."""
         if self.body.soles is None:
             return np.zeros(0)
         q = self._shaped(q, "flat_ankles")
-        pitch, roll = ankle_angles(q, np.broadcast_to(np.eye(3), (self.n_legs, 3, 3)))
-        out = []
-        for i, sole in enumerate(self.body.soles):
-            out.append(float(pitch[i]))
-            if sole.ankle == "pitch_roll":
-                out.append(float(roll[i]))
-        return np.array(out)
+        level = np.broadcast_to(np.eye(3), (self.n_legs, 3, 3))
+        pitch, roll = ankle_angles(q, level)
+        yaw = np.zeros_like(pitch)
+        yaws = np.array([sole.yaws for sole in self.body.soles])
+        if yaws.any():
+            ye, pe, re = ankle_euler(q, level)
+            yaw, pitch, roll = (np.where(yaws, ye, yaw), np.where(yaws, pe, pitch),
+                                np.where(yaws, re, roll))  # fmt: skip
+        return ankle_vector(self.body.soles, yaw, pitch, roll)
 
     def standing_height(self, terrain, x: float = 0.0, y: float = 0.0) -> float:
         """Base z for the mid-stance pose over (x, y): ground + foot radius + hip height."""

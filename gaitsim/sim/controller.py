@@ -98,12 +98,20 @@ class ControlConfig:
     force_scale: float = 1.0  # the URDF effort limits' multiplier
     plant_lock: str = "measured"  # touchdown holds the foot where it is ("planned": as planned)
     capture_gain: float = 1.0  # swing feet land this share of the capture point's error
+    step_width: float = 0.5  # soles: a swing foot lands at least this share of the nominal
+    # step width (and at least the soles' width) beside the stance foot, never under it
     preload: float | None = None  # stance feet aim this share of a foot radius (a sole's
     # ankle height) into the ground; None: 0 for spheres, for soles the share their pad
     # sinks under a stance foot's mean load (the weight over duty x legs feet down, at
     # most all of it: ``geometry.FOOT_PAD_SINK`` x min(1 / duty, legs)), so a loaded sole
     # is held where its pad settles
     track_gain: float = 1.0  # share of the x, y, yaw error to the reference closed per step
+    sole_track_gain: float = 0.5  # ... for walkers on soles (replaces track_gain): a sole's
+    # ankle cannot push the body back onto its reference at once without rolling the sole
+    # onto its heel, so foot placement closes the rest over the following steps
+    ankle_cop: float = 1.0  # soles: a stance ankle's torque is at most its foot's normal force
+    # times this multiple of the sole's lever (heel for pitch, half width for roll and yaw),
+    # so the centre of pressure stays on the sole and the sole flat; 0: full effort
     load: float = 1.0  # share of the weight the stance legs carry by torque feedforward
     load_ramp: float = 0.15  # a stance foot takes up / gives off its load over this share
     min_load: float = 0.05  # a stance foot's share of the weight is at least this (x ramp)
@@ -140,14 +148,14 @@ class ControlConfig:
                 raise ValueError(f"{name} must be a positive number, got {v!r}")
         if self.preload is not None and not (math.isfinite(self.preload) and self.preload >= 0):
             raise ValueError(f"preload must be a number >= 0 or None, got {self.preload!r}")
-        for name in ("capture_gain", "odometry_floor",
+        for name in ("capture_gain", "step_width", "ankle_cop", "odometry_floor",
                      "odometry_lead", "attitude_gain", "attitude_damping", "motor_floor",
                      "reach_speed"):  # fmt: skip
             v = getattr(self, name)
             if not (math.isfinite(v) and v >= 0):
                 raise ValueError(f"{name} must be a number >= 0, got {v!r}")
-        for name in ("track_gain", "load", "load_ramp", "min_load", "motor_share",
-                     "early_hold"):  # fmt: skip
+        for name in ("track_gain", "sole_track_gain", "load", "load_ramp",
+                     "min_load", "motor_share", "early_hold"):  # fmt: skip
             v = getattr(self, name)
             if not (math.isfinite(v) and 0 <= v <= 1):
                 raise ValueError(f"{name} is a share in [0, 1], got {v!r}")
@@ -267,6 +275,7 @@ class GaitController:
         self._early = [None] * n  # where a swing foot that touched down early is held
         self._held = list(self.planner.plant)  # where each stance foot was last held
         self._lifting = [False] * n
+        self._facing = [0.0] * n  # soles: where each faces (``SoleDriver.facing``)
         self.record = Recorder(n) if self._record_on else None
         self._last = self.robot.sense()
         self._last_yaw = yaw_of(self._last.quaternion)
@@ -375,15 +384,18 @@ class GaitController:
         if self.soles is not None:  # the planned ankles: flat points moved by the roll
             p_now, p_ahead = self.soles.pitches(self.planner, ds)
             held = {i for i, e in enumerate(self._early) if e is not None}
-            self.soles.roll_targets(now, p_now, heading, held)
-            self.soles.roll_targets(ahead, p_ahead, heading, held)
+            self._facing = [self.soles.facing(self.planner, i, heading)
+                            for i in range(self.n_legs)]  # fmt: skip
+            self.soles.roll_targets(now, p_now, self._facing, held)
+            self.soles.roll_targets(ahead, p_ahead, self._facing, held)
         return now, ahead, events
 
     def _flat_point(self, i: int, sensed, heading: float) -> tuple[float, float, float]:
         """Leg ``i``'s measured ankle as the flat plant it stands for: a sole that has just
         struck the ground has its ankle off the plant by the heel strike's roll."""
         fx, fy, fz = sensed.feet[i]
-        ox, oy, oz = self.soles.strike_offset(i, heading, fx, fy)
+        facing = self.soles.facing(self.planner, i, heading)
+        ox, oy, oz = self.soles.strike_offset(i, facing, fx, fy)
         return (fx - ox, fy - oy, fz - oz)
 
     def _lift_first(self, targets, ahead, sensed) -> None:
@@ -483,9 +495,10 @@ class GaitController:
     # ------------------------------------------------------------------ the legs
     def _virtual_body(self, sensed, pos, rot, heading):
         """The body pose the stance legs are solved against: the measured pose pulled toward
-        the reference by ``track_gain`` in x, y and yaw, and the reference's height, roll
-        and pitch (which the legs hold, like standing)."""
-        a = self.config.track_gain
+        the reference by ``track_gain`` (on soles ``sole_track_gain``) in x, y and yaw, and
+        the reference's height, roll and pitch (which the legs hold, like standing)."""
+        cfg = self.config
+        a = cfg.track_gain if self.soles is None else cfg.sole_track_gain
         mx, my = sensed.position[0], sensed.position[1]
         myaw = self._last_yaw
         x = mx + a * (pos[0] - mx)
@@ -642,6 +655,8 @@ class GaitController:
         ds = self._advance_distances()
         ref, ref2 = self._ref(self.s_ref), self._ref(self.s_ref + ds)
         corr = self._placement(sensed, ref, ref2)
+        if self.soles is not None:
+            corr = self._keep_width(corr, ref[2])
         targets, ahead, events = self._plan_feet(sensed, corr, ref[2])
         mrot = rot_from_quat(sensed.quaternion)  # the measured attitude, row-major
         q2, v, short = self._solve_legs(sensed, mrot, ref, ref2, targets, ahead, events)
@@ -655,8 +670,13 @@ class GaitController:
         tau, forces = self._stance_load(sensed, mrot)
         self.robot.command_joint_list(q2, v, kp, forces)
         if self.soles is not None:
+            lim = None
+            if self.config.ankle_cop > 0.0:
+                lim = self.soles.cop_limits(sensed.foot_forces, self.planner.stance,
+                                            self.robot.ankle_effort, self.config.ankle_cop)
             self.robot.command_ankles(self.soles.ankles(
-                q2, (self._vrot, mrot), self._virtual_shares(), targets))
+                q2, (self._vrot, mrot), self._virtual_shares(), targets, self._facing),
+                forces=lim)  # fmt: skip
         if self.upper is not None:
             self._command_upper(sensed)
         self._physics(tau, ds, ref[2], ref2[2])
@@ -694,6 +714,32 @@ class GaitController:
         tc = self._fall_time
         return (k * (mp[0] - pos[0] + tc * (lv[0] - (pos2[0] - pos[0]) / self.dt)),
                 k * (mp[1] - pos[1] + tc * (lv[1] - (pos2[1] - pos[1]) / self.dt)))  # fmt: skip
+
+    def _keep_width(self, corr, heading: float) -> tuple[float, float]:
+        """The placement ``corr`` moved sideways (across ``heading``) so that no swing foot
+        lands nearer a stance foot than ``step_width`` of their nominal lateral spacing (at
+        least their soles' mean width): capture-point placement after a sideways drift would
+        otherwise cross the legs, landing the swing foot under or past the stance foot, and
+        the next step cannot catch the body (the mechanic fell so)."""
+        plan, share = self.planner, self.config.step_width
+        c, s = math.cos(heading), math.sin(heading)
+        cx, cy = corr
+        for i, down in enumerate(plan.stance):
+            if down:  # only swing feet are placed
+                continue
+            for j, st in enumerate(plan.stance):
+                if not st:
+                    continue
+                nominal = plan.home_xy[i][1] - plan.home_xy[j][1]  # left of j: positive
+                side = 1.0 if nominal >= 0.0 else -1.0
+                need = max(share * abs(nominal),
+                           0.5 * (self.soles.width(i) + self.soles.width(j)))  # fmt: skip
+                (ax, ay, _), (bx, by, _) = plan.land_at[i], plan.plant[j]
+                lateral = -s * (ax + cx - bx) + c * (ay + cy - by)
+                short = need - side * lateral
+                if short > 0.0:
+                    cx, cy = cx - s * side * short, cy + c * side * short
+        return cx, cy
 
     def _physics(self, tau, ds: float, heading: float, heading2: float) -> None:
         """The substeps, with the torque feedforward held through them; a free body runs

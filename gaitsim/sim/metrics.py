@@ -344,7 +344,7 @@ def unrolled_feet(feet, foot_quat, soles) -> np.ndarray:
     heel = np.array([s.heel for s in soles])
     toe = np.array([s.toe for s in soles])
     h = np.array([s.height for s in soles])
-    dx, dz = ankle_offset(heel, toe, h, pitch)
+    dx, dz = ankle_offset(heel, toe, h, pitch, np.array([s.corner for s in soles]))
     off = np.stack([np.cos(yaw) * dx, np.sin(yaw) * dx, dz], axis=-1)
     return np.asarray(feet, float) - off
 

@@ -27,16 +27,11 @@ DEFAULT_KD = 1.0
 FORCE_SCALE = 1.0
 FALLBACK_EFFORT = 100.0  # N m, for joints whose URDF gives no effort limit
 # Every contact point is a spring-damper of the stiffness and damping set on its link, so a
-# box sole, touching at several corners, shares the foot pad (``Body.pad``) among this many:
-# a flat standing sole then sinks about as far as a sphere foot's pad (geometry.
-# FOOT_PAD_SINK of the radius, here of the ankle height) with the pad's natural frequency
-# and damping ratio. Three: Bullet finds a box's points on the ground by three perturbed
-# collision passes, and a flat standing sole holds three corners (at times a fourth from the
-# manifold's cache: it then sinks 3/4 as far). Measured, the mechanic standing on flat
-# ground, legs and ankles held: its base 5.2 mm down for the pad's 4.8 mm (its ankles 3.9
-# to 6.4 mm, the soles tilting a little on three points; 6.8 mm sharing among four, 2.3 mm
-# not sharing). A sole on one edge sinks further under its load.
-SOLE_CONTACT_POINTS = 3
+# sole, touching with its four corner spheres (``urdf.sole_spheres``), shares the foot pad
+# (``Body.pad``) among them: a flat standing sole then sinks about as far as a sphere foot's
+# pad (geometry.FOOT_PAD_SINK of the radius, here of the ankle height) with the pad's
+# natural frequency and damping ratio. A sole on one edge sinks further under its load.
+SOLE_CONTACT_POINTS = 4  # a sole's four corner spheres (urdf.sole_spheres)
 CONTACT_DISTANCE = 0.0  # a manifold point at this distance (m) or closer counts as touching,
 # as does one that carries a normal force: a foot hovering a millimetre above the ground
 # (inside Bullet's contact margin) does not touch it

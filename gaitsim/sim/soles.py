@@ -14,8 +14,19 @@ import math
 
 import numpy as np
 
-from ..feet import ankle_angles, ankle_offset, ground_frame, sole_in_body, sole_pitch
+from ..feet import (
+    ankle_angles,
+    ankle_euler,
+    ankle_offset,
+    ankle_vector,
+    ground_frame,
+    rot_y,
+    sole_in_body,
+    sole_pitch,
+)
 from ..terrain import Flat
+
+ANKLE_FLOOR = 0.05  # a stance ankle's force limit is at least this share of its effort
 
 
 class SoleDriver:
@@ -28,8 +39,9 @@ class SoleDriver:
         self._heel = [s.heel for s in self.soles]
         self._toe = [s.toe for s in self.soles]
         self._h = [s.height for s in self.soles]
+        self._corner = [s.corner for s in self.soles]
         self._width = [s.width for s in self.soles]
-        self._roll = [s.ankle == "pitch_roll" for s in self.soles]
+        self._yaws = np.array([s.yaws for s in self.soles])
         self._flat = isinstance(walker.terrain, Flat)
         self._strike = sole_pitch(False, 0.0, 1.0)  # the pitch a swing ends on
         self._ankle_lo = robot.body.ankle_lower
@@ -52,15 +64,17 @@ class SoleDriver:
         return now, ahead
 
     def _normal(self, x: float, y: float):
+        """The ground's normal a sole at (x, y) lies on (``Walker.sole_ground``)."""
         if self._flat:
             return (0.0, 0.0, 1.0)
-        n = self.walker.terrain.normal(x, y)
+        n = self.walker.sole_ground(np.array([x, y]))[1]
         return (float(n[0]), float(n[1]), float(n[2]))
 
     def offset(self, i: int, pitch: float, heading: float, x: float, y: float):
         """Leg ``i``'s ankle offset (world x, y, z) for a sole pitched by ``pitch`` on the
         ground at (x, y), facing ``heading``."""
-        dx, dz = ankle_offset(self._heel[i], self._toe[i], self._h[i], pitch)
+        dx, dz = ankle_offset(self._heel[i], self._toe[i], self._h[i], pitch,
+                              self._corner[i])  # fmt: skip
         nx, ny, nz = self._normal(x, y)
         c, s = math.cos(heading), math.sin(heading)
         dot = c * nx + s * ny
@@ -68,52 +82,80 @@ class SoleDriver:
         k = 1.0 / math.sqrt(fx * fx + fy * fy + fz * fz)
         return ((fx * dx * k + nx * dz), (fy * dx * k + ny * dz), (fz * dx * k + nz * dz))
 
+    def facing(self, planner, i: int, body_heading: float) -> float:
+        """Where leg ``i``'s sole faces: its foot's planned heading (``FootPlanner.heading``)
+        if its ankle yaws, else the body's (a hanging leg cannot yaw its foot)."""
+        return planner.heading(i) if self._yaws[i] else body_heading
+
     def strike_offset(self, i: int, heading: float, x: float, y: float):
         """Where leg ``i``'s ankle is off its flat plant when its heel strikes."""
         return self.offset(i, self._strike, heading, x, y)
 
-    def roll_targets(self, targets, pitches, heading: float, skip=()) -> None:
-        """Move each leg's flat ankle target by its sole's roll (in place); ``skip``: legs
-        whose target is a measured ankle point already."""
+    def roll_targets(self, targets, pitches, headings, skip=()) -> None:
+        """Move each leg's flat ankle target by its sole's roll (in place), each sole facing
+        its ``headings``; ``skip``: legs whose target is a measured ankle point already."""
         for i, (t, p) in enumerate(zip(targets, pitches, strict=True)):
             if i in skip or p == 0.0:
                 continue
-            ox, oy, oz = self.offset(i, p, heading, t[0], t[1])
+            ox, oy, oz = self.offset(i, p, headings[i], t[0], t[1])
             targets[i] = (t[0] + ox, t[1] + oy, t[2] + oz)
 
     # ------------------------------------------------------------------ ankle commands
-    def ankles(self, q_legs, rots, shares, targets) -> np.ndarray:
+    def ankles(self, q_legs, rots, shares, targets, headings) -> np.ndarray:
         """The ankle joints (``feet.ankle_joint_names`` order) that set every sole on the
-        ground under its target, pitched by this step's plan, for the legs at ``q_legs``
-        (flat, chain order). ``rots``: the virtual and the measured body rotation
-        (row-major 3x3 each); ``shares``: each leg's weight on the virtual one. A stance
-        ankle solved against the virtual body holds the leg, and so the body, upright over
-        its sole (solved against the measured body it would follow the body's tilt and
-        resist none of it); a swing ankle solved against the measured body lands its sole
-        flat whatever the body's tilt."""
+        ground under its target, facing its ``headings`` and pitched by this step's plan,
+        for the legs at ``q_legs`` (flat, chain order). ``rots``: the virtual and the
+        measured body rotation (row-major 3x3 each); ``shares``: each leg's weight on the
+        virtual one. A stance ankle solved against the virtual body holds the leg, and so
+        the body, upright over its sole (solved against the measured body it would follow
+        the body's tilt and resist none of it); a swing ankle solved against the measured
+        body lands its sole flat whatever the body's tilt."""
         L = self.n_legs
         q = np.asarray(q_legs, dtype=float).reshape(L, 3)
         if self._flat:
             n = np.array([[0.0, 0.0, 1.0]] * L)
         else:
-            xy = np.array([t[:2] for t in targets])
-            n = self.walker.terrain.normal(xy[:, 0], xy[:, 1])
+            n = self.walker.sole_ground(np.array([t[:2] for t in targets]))[1]
         pitch = np.asarray(self.pitch, dtype=float)
+        world = ground_frame(n, np.asarray(headings, dtype=float)) @ rot_y(pitch)
         w = np.asarray(shares, dtype=float)
         angles = []
         for rot in rots:
             R = np.asarray(rot, dtype=float).reshape(3, 3)
-            sole = sole_in_body(q, n @ R, pitch)  # n @ R: the normals in the body frame
-            angles.append(ankle_angles(q, sole))
-        (pv, rv), (pm, rm) = angles
-        pitch, roll = w * pv + (1.0 - w) * pm, w * rv + (1.0 - w) * rm
-        out = []
-        for i in range(L):
-            out.append(pitch[i])
-            if self._roll[i]:
-                out.append(roll[i])
-        self.q = np.clip(np.array(out), self._ankle_lo, self._ankle_hi)
+            p, r = ankle_angles(q, sole_in_body(q, n @ R, pitch))  # n @ R: body-frame normals
+            y = np.zeros(L)
+            if self._yaws.any():
+                ye, pe, re = ankle_euler(q, np.einsum("ji,ljk->lik", R, world))
+                y, p, r = (np.where(self._yaws, ye, y), np.where(self._yaws, pe, p),
+                           np.where(self._yaws, re, r))  # fmt: skip
+            angles.append((y, p, r))
+        (yv, pv, rv), (ym, pm, rm) = angles
+        blend = [w * a + (1.0 - w) * b for a, b in ((yv, ym), (pv, pm), (rv, rm))]
+        self.q = np.clip(ankle_vector(self.soles, *blend), self._ankle_lo, self._ankle_hi)
         return self.q
+
+    def cop_limits(self, normal, stance, full, share: float = 1.0) -> list[float]:
+        """Ankle force limits (N m, ``ankle_joint_names`` order) that keep each stance
+        sole's centre of pressure on it: the foot's ``normal`` force (N) times ``share`` of
+        its lever, the heel for pitch (PyBullet's limit is symmetric: the shorter side),
+        half the width for roll and yaw; at least ANKLE_FLOOR of the ``full`` effort (a
+        foot not yet loaded still sets its sole), at most the full effort; swing ankles:
+        the full effort. An ankle servo pushing harder would roll the sole onto an edge,
+        and the body over it (the raptor rolled onto its heels)."""
+        levers = []
+        for i, sole in enumerate(self.soles):
+            f = max(float(normal[i]), 0.0) * share if stance[i] else math.inf
+            for joint in sole.joints:
+                if joint == "ankle_yaw":  # the sole's friction holds its turn, not its CoP
+                    levers.append(math.inf)
+                else:
+                    levers.append(f * (self._heel[i] if joint == "ankle_pitch"
+                                       else 0.5 * self._width[i]))  # fmt: skip
+        return [min(max(v, ANKLE_FLOOR * top), top) for v, top in zip(levers, full, strict=True)]
+
+    def width(self, i: int) -> float:
+        """Leg ``i``'s sole width (m)."""
+        return self._width[i]
 
     def sole_frame(self, heading: float, x: float, y: float) -> np.ndarray:
         """The ground frame under (x, y) facing ``heading`` (for the measured pitch)."""
