@@ -415,7 +415,7 @@ def test_a_sole_rolling_without_sliding_has_no_slip(heel, toe, h, yaw, pitches):
     from scipy.spatial.transform import Rotation
 
     from gaitsim.feet import Sole
-    from gaitsim.sim.metrics import sole_angles, unrolled_feet
+    from gaitsim.sim.metrics import sole_on_ground, unrolled_feet
 
     sole = Sole(heel, toe, 0.05, h, h / 2, "pitch")
     plant = np.array([0.3, -0.2, h])
@@ -425,7 +425,7 @@ def test_a_sole_rolling_without_sliding_has_no_slip(heel, toe, h, yaw, pitches):
         feet.append(plant + np.array([math.cos(yaw) * dx, math.sin(yaw) * dx, dz]))
         quats.append(Rotation.from_euler("ZY", [yaw, p]).as_quat())
     feet, quats = np.array(feet)[:, None], np.array(quats)[:, None]
-    _, got_pitch = sole_angles(quats)
+    _, got_pitch = sole_on_ground(quats)
     assert np.allclose(got_pitch[:, 0], pitches, atol=1e-9)
     assert np.allclose(unrolled_feet(feet, quats, [sole])[:, 0], plant, atol=1e-9)
 
@@ -452,3 +452,31 @@ def test_a_biped_on_soles_rolls_heel_to_toe_in_physics():
     assert s["slip_mm_per_stance"] < 10.0
     fox = simulate("fox", seconds=0.5).summary
     assert "stance_phase_share" not in fox and "sole_pitch_deg_at_touchdown" not in fox
+
+
+@settings(max_examples=60, deadline=None)
+@given(slope=st.floats(-0.3, 0.3), yaw=st.floats(-3.1, 3.1),
+       pitches=st.lists(st.floats(-0.4, 0.4), min_size=2, max_size=5))  # fmt: skip
+def test_a_sole_rolling_on_a_slope_has_no_slip(slope, yaw, pitches):
+    """On a slope the soles' pitch and their roll are measured from the ground: a sole
+    rolling without sliding up or down a slope (the ground frame pitched by ``slope``
+    about the foot's lateral axis) keeps its unrolled ankle still."""
+    from scipy.spatial.transform import Rotation
+
+    from gaitsim.feet import Sole
+    from gaitsim.sim.metrics import sole_on_ground, unrolled_feet
+
+    sole = Sole(0.05, 0.15, 0.06, 0.05, 0.025, "pitch")
+    ground = Rotation.from_euler("ZY", [yaw, slope])  # the ground frame: x up the slope
+    n = ground.apply([0.0, 0.0, 1.0])
+    plant = np.array([0.1, 0.2, 0.3])
+    feet, quats = [], []
+    for p in pitches:
+        dx, dz = ankle_offset(sole.heel, sole.toe, sole.height, p, sole.corner)
+        feet.append(plant + ground.apply([dx, 0.0, dz]))
+        quats.append((ground * Rotation.from_euler("Y", p)).as_quat())
+    feet, quats = np.array(feet)[:, None], np.array(quats)[:, None]
+    normals = np.broadcast_to(n, feet.shape)
+    _, got = sole_on_ground(quats, normals)
+    assert np.allclose(got[:, 0], pitches, atol=1e-9)
+    assert np.allclose(unrolled_feet(feet, quats, [sole], normals)[:, 0], plant, atol=1e-9)

@@ -322,41 +322,46 @@ def _first_fall(rec: dict, standing_height: float) -> tuple[int, str]:
 SOLE_FLAT_DEG = 3.0  # a sole pitched less than this from level counts as flat on the ground
 
 
-def sole_angles(foot_quat) -> tuple[np.ndarray, np.ndarray]:
-    """Each sole's yaw and pitch (rad; pitch positive toe down) from its link's world
-    orientation (..., 4), x y z w: the forward axis's heading and its drop below level."""
+def sole_on_ground(foot_quat, normals=None):
+    """Each sole's forward axis laid on the ground (..., 3) and its pitch from the ground
+    (rad, positive toe down), from its link's orientation (..., 4) and the ground's unit
+    ``normals`` under it (..., 3; None: level ground)."""
     from scipy.spatial.transform import Rotation
 
     q = np.asarray(foot_quat, float)
     fwd = Rotation.from_quat(q.reshape(-1, 4)).apply([1.0, 0.0, 0.0]).reshape(*q.shape[:-1], 3)
-    yaw = np.arctan2(fwd[..., 1], fwd[..., 0])
-    pitch = np.arcsin(np.clip(-fwd[..., 2], -1.0, 1.0))
-    return yaw, pitch
+    n = np.broadcast_to([0.0, 0.0, 1.0], fwd.shape) if normals is None else np.asarray(normals)
+    along = np.sum(fwd * n, axis=-1)
+    g = fwd - along[..., None] * n
+    g = g / np.linalg.norm(g, axis=-1, keepdims=True)
+    return g, np.arcsin(np.clip(-along, -1.0, 1.0))
 
 
-def unrolled_feet(feet, foot_quat, soles) -> np.ndarray:
+def unrolled_feet(feet, foot_quat, soles, normals=None) -> np.ndarray:
     """Where each ankle (T, L, 3) would be with its sole laid flat by rolling back about the
-    edge it stands on (``feet.ankle_offset`` taken out, level ground): a sole that rolls
-    heel to toe without sliding keeps this point still, so its motion is the slip."""
+    edge it stands on (``feet.ankle_offset`` taken out, on the ground of ``normals``, level
+    without): a sole that rolls heel to toe without sliding keeps this point still, so its
+    motion is the slip."""
     from ..feet import ankle_offset
 
-    yaw, pitch = sole_angles(foot_quat)
+    g, pitch = sole_on_ground(foot_quat, normals)
+    n = np.broadcast_to([0.0, 0.0, 1.0], g.shape) if normals is None else np.asarray(normals)
     heel = np.array([s.heel for s in soles])
     toe = np.array([s.toe for s in soles])
     h = np.array([s.height for s in soles])
     dx, dz = ankle_offset(heel, toe, h, pitch, np.array([s.corner for s in soles]))
-    off = np.stack([np.cos(yaw) * dx, np.sin(yaw) * dx, dz], axis=-1)
-    return np.asarray(feet, float) - off
+    return np.asarray(feet, float) - (g * dx[..., None] + n * dz[..., None])
 
 
-def _slip_figures(rec: dict, ok: slice, foot_radius: float, soles=None):
+def _slip_figures(rec: dict, ok: slice, foot_radius: float, soles=None, normals=None):
     """Per-leg net slips (rolling taken out when the record has foot orientations), and
     every stance's slip, centre travel and slip path, in metres."""
     feet, contacts = rec["feet"][ok], rec["contacts"][ok].astype(bool)
     travel = stance_slips(feet, contacts, net=True)
     fq = rec.get("foot_quat")
     if fq is not None and soles is not None:  # a sole's planned roll is no slip
-        slips = stance_slips(unrolled_feet(feet, fq[ok], soles), contacts, net=True)
+        n = None if normals is None else normals[ok]
+        slips = stance_slips(unrolled_feet(feet, fq[ok], soles, n), contacts, net=True)
     elif fq is not None and foot_radius > 0:
         slips = stance_slips(feet, contacts, net=True, foot_quat=fq[ok], radius=foot_radius)
     else:
@@ -379,6 +384,7 @@ def summarize(
     cycle: float = 0.0,
     foot_radius: float = 0.0,
     soles=None,
+    sole_ground=None,
 ) -> dict:
     """Summary metrics of a run from recorded arrays (see ``Recorder`` keys in the controller).
 
@@ -390,7 +396,9 @@ def summarize(
     ``foot_quat`` record (T, L, 4), slip is the sliding of the contact point (a sphere
     foot's rolling taken out); ``foot_travel_mm_per_stance`` keeps the foot centre's net
     displacement, rolling included. With ``soles`` (``gaitsim.feet``, per leg), slip is
-    that of the unrolled ankle (``unrolled_feet``) and ``sole_figures`` are added. A run
+    that of the unrolled ankle (``unrolled_feet``) and ``sole_figures`` are added, the
+    soles' pitch measured from the ground that ``sole_ground(xy)`` (the normals (..., 3)
+    under world xy (..., 2); None: level ground) gives. A run
     whose body state went non-finite reports ``finite`` False (its verdict is
     ``non_finite``).
     """
@@ -403,7 +411,11 @@ def summarize(
     ok = slice(0, max(fall_idx, 1))  # metrics of the walk up to a fall
     distance = float(rec["progress"][ok][-1] - rec["progress"][0])
     duration = float(t[ok][-1] - t[0]) if T > 1 else 0.0
-    slips, all_slips, all_travel, all_paths = _slip_figures(rec, ok, foot_radius, soles)
+    normals = None
+    if soles is not None and sole_ground is not None:
+        normals = np.asarray(sole_ground(np.asarray(feet)[..., :2]), float)
+    slips, all_slips, all_travel, all_paths = _slip_figures(rec, ok, foot_radius, soles,
+                                                            normals)  # fmt: skip
     margins = np.array(
         [
             support_margin(rec["com"][k, :2], feet[k, :, :2], contacts[k])
@@ -411,6 +423,9 @@ def summarize(
         ]
     )
     finite = margins[np.isfinite(margins)]
+    soled = {}
+    if soles is not None and "foot_quat" in rec:
+        soled = sole_figures(rec, ok, soles, normals)
     power = np.abs(rec["torque"] * rec["joint_vel"]).sum(axis=(1, 2))
     energy = float(power[ok].sum() * dt)
     speed = distance / duration if duration > 0 else 0.0
@@ -442,7 +457,7 @@ def summarize(
         "fell": fell,
         "fall_reason": why,
         "time_to_fall_s": float(t[fall_idx] - t[0]) if fell else None,
-        **(sole_figures(rec, ok, soles) if soles is not None and "foot_quat" in rec else {}),
+        **soled,
     }
 
 
@@ -453,7 +468,7 @@ def _episodes(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             np.flatnonzero(np.diff(np.r_[c, 0]) == -1))  # fmt: skip
 
 
-def sole_figures(rec: dict, ok: slice, soles) -> dict:
+def sole_figures(rec: dict, ok: slice, soles, normals=None) -> dict:
     """What the soles did: their mean pitch (deg, negative toe up) at touchdown and at
     lift-off over every contact episode, the measured share of each stance phase
     (``gait.STANCE_PHASES``) over the record, from the part of the sole on the ground
@@ -464,7 +479,7 @@ def sole_figures(rec: dict, ok: slice, soles) -> dict:
     from ..gait import STANCE_PHASES
 
     contacts = rec["contacts"][ok].astype(bool)
-    yaw, pitch = sole_angles(rec["foot_quat"][ok])
+    g, pitch = sole_on_ground(rec["foot_quat"][ok], None if normals is None else normals[ok])
     at_td, at_lo = [], []
     for leg in range(contacts.shape[1]):
         starts, ends = _episodes(contacts[:, leg])
@@ -476,7 +491,9 @@ def sole_figures(rec: dict, ok: slice, soles) -> dict:
     margin = np.full(contacts.shape, np.nan)
     if cop is not None:
         rel = np.asarray(cop, float)[ok] - rec["feet"][ok]
-        c, s = np.cos(yaw), np.sin(yaw)
+        c, s = g[..., 0], g[..., 1]  # the sole's forward axis on the ground, seen from above
+        k = 1.0 / np.hypot(c, s)
+        c, s = c * k, s * k
         x, y = c * rel[..., 0] + s * rel[..., 1], -s * rel[..., 0] + c * rel[..., 1]
         ahead = x > 0.0
         heel = np.array([q.heel for q in soles])

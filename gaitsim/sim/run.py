@@ -260,6 +260,7 @@ def _summary(ctl: GaitController, kin: Walker, rec: dict) -> dict:
         cycle=kin.cycle / kin.nominal_speed / ctl.dt,  # control steps per gait cycle
         foot_radius=geo.foot_radius,
         soles=kin.soles,
+        sole_ground=None if kin.soles is None else (lambda xy: kin.sole_ground(xy)[1]),
     )
     t_end = float(rec["t"][-1])
     progress = summary["distance_m"]
