@@ -411,11 +411,8 @@ def summarize(
     ok = slice(0, max(fall_idx, 1))  # metrics of the walk up to a fall
     distance = float(rec["progress"][ok][-1] - rec["progress"][0])
     duration = float(t[ok][-1] - t[0]) if T > 1 else 0.0
-    normals = None
-    if soles is not None and sole_ground is not None:
-        normals = np.asarray(sole_ground(np.asarray(feet)[..., :2]), float)
-    slips, all_slips, all_travel, all_paths = _slip_figures(rec, ok, foot_radius, soles,
-                                                            normals)  # fmt: skip
+    normals = _ground_normals(feet, soles, sole_ground)
+    slips, all_slips, all_travel, all_paths = _slip_figures(rec, ok, foot_radius, soles, normals)
     margins = np.array(
         [
             support_margin(rec["com"][k, :2], feet[k, :, :2], contacts[k])
@@ -423,9 +420,7 @@ def summarize(
         ]
     )
     finite = margins[np.isfinite(margins)]
-    soled = {}
-    if soles is not None and "foot_quat" in rec:
-        soled = sole_figures(rec, ok, soles, normals)
+    soled = sole_figures(rec, ok, soles, normals) if soles and "foot_quat" in rec else {}
     power = np.abs(rec["torque"] * rec["joint_vel"]).sum(axis=(1, 2))
     energy = float(power[ok].sum() * dt)
     speed = distance / duration if duration > 0 else 0.0
@@ -459,6 +454,14 @@ def summarize(
         "time_to_fall_s": float(t[fall_idx] - t[0]) if fell else None,
         **soled,
     }
+
+
+def _ground_normals(feet, soles, sole_ground):
+    """The ground's normals (T, L, 3) under each foot a sole stands on (``sole_ground``),
+    or None (sphere feet, or level ground assumed)."""
+    if soles is None or sole_ground is None:
+        return None
+    return np.asarray(sole_ground(np.asarray(feet)[..., :2]), float)
 
 
 def _episodes(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
