@@ -40,8 +40,9 @@ CORNER_SHARE = 0.5  # its corner spheres' radius, as a share of its thickness
 DEFAULT_ANKLE = "pitch_roll"  # "yaw_pitch_roll" adds a yaw that stands in for the hip's
 # (a hanging leg has no hip yaw joint, so a planted sole holds the body's heading): with the
 # assist both built-in bipeds then walk the 1 m arc (with pitch_roll the mechanic goes out
-# of reach and the raptor 19 deg off heading), but free the mechanic falls at 7.5 s on
-# flat ground where with pitch_roll it walks 20 s
+# of reach and the raptor 19 deg off heading), but free the mechanic walks 20 s from only
+# two of three start points, and falls down 5 deg and after 0.2 m/s pushes, all of which
+# it walks with pitch_roll
 HEEL_STRIKE_DEG = -14.0  # the sole's pitch at touchdown (toe up)
 TOE_OFF_DEG = 16.0  # ... and at lift-off (heel up)
 # shares of stance: the heel strike has rolled flat by the first, the heel lifts from the

@@ -91,3 +91,12 @@ def test_assisted_bipeds_walk_on_their_soles_on_mujoco(name):
     s = simulate(name, seconds=6.0, engine="mujoco", config=ControlConfig(body="assist")).summary
     assert s["verdict"] == "walked", s["verdict_reason"]
     assert s["sole_pitch_deg_at_touchdown"] < 0.0
+
+
+def test_with_a_yawing_ankle_the_legs_hold_the_body_s_yaw():
+    """A yaw_pitch_roll ankle no longer locks the body's yaw to the planted sole, so the
+    stance legs hold it to the reference in full: free, 10 s flat, the mechanic walks
+    (pulled only half way, it yawed +-10 deg a step and fell at 7.5 s)."""
+    s = simulate(_with_ankle("mechanic", "yaw_pitch_roll"), seconds=10.0, config=FREE).summary
+    assert s["verdict"] == "walked", s["verdict_reason"]
+    assert s["heading_error_deg"] < 6.0

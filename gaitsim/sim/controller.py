@@ -235,6 +235,7 @@ class GaitController:
         robot.set_gains(cfg.kp, cfg.kd, cfg.force_scale)
         self.upper = UpperBodyDriver(walker, robot, self.dt, world.dt) if walker.upper else None
         self.soles = SoleDriver(walker, robot) if walker.soles is not None else None
+        self._yawing_soles = walker.soles is not None and any(q.yaws for q in walker.soles)
         self.reset(start)
 
     # ------------------------------------------------------------------ set-up
@@ -503,7 +504,11 @@ class GaitController:
         myaw = self._last_yaw
         x = mx + a * (pos[0] - mx)
         y = my + a * (pos[1] - my)
-        dyaw = a * wrap(heading - myaw) + wrap(myaw - heading)  # yaw_v - heading
+        # an ankle that turns (``yaw_pitch_roll``) leaves the body's yaw to the legs, so they
+        # hold it to the reference in full, as on point feet (at sole_track_gain the body
+        # yawed +-10 deg each step and the free mechanic fell at 7.5 s; now it walks 20 s)
+        a_yaw = cfg.track_gain if self._yawing_soles else a
+        dyaw = a_yaw * wrap(heading - myaw) + wrap(myaw - heading)  # yaw_v - heading
         return (x, y, pos[2]), yawed(rot, math.cos(dyaw), math.sin(dyaw))
 
     def _solve_legs(self, sensed, mrot, ref, ref2, targets, ahead, events):
