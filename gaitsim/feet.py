@@ -201,11 +201,6 @@ def ground_frame(normal, heading):
     return np.stack([x, y, n], axis=-1)
 
 
-def sole_rotation(normal, heading, pitch):
-    """The sole's world rotation (..., 3, 3): the ground frame pitched by ``pitch``."""
-    return ground_frame(normal, heading) @ rot_y(pitch)
-
-
 def rot_y(a):
     """Rotations (..., 3, 3) about y by ``a`` (..., rad)."""
     c, s = np.cos(a), np.sin(a)
@@ -265,6 +260,22 @@ def ankle_euler(q, sole_in_body):
     pitch = np.arctan2(-N[..., 2, 0], np.hypot(N[..., 0, 0], N[..., 1, 0]))
     roll = np.arctan2(N[..., 2, 1], N[..., 2, 2])
     return yaw, pitch, roll
+
+
+def ankle_joint_angles(soles_, q, normal_body, pitch, sole_body=None) -> np.ndarray:
+    """The ankle joints (..., A), ``ankle_joint_names`` order, of legs at joints ``q``
+    (..., L, 3) laying each sole on the ground of body-frame unit normal ``normal_body``
+    (..., L, 3) pitched by ``pitch`` (..., L): for a yawing ankle exactly the body-frame
+    sole rotation ``sole_body`` (..., L, 3, 3; needed only when some ankle yaws,
+    ``ankle_euler``), for the others the nearest sole they can reach (``sole_in_body``,
+    ``ankle_angles``)."""
+    p, r = ankle_angles(q, sole_in_body(q, normal_body, pitch))
+    y = np.zeros_like(p)
+    yaws = np.array([sole.yaws for sole in soles_])
+    if yaws.any():
+        ye, pe, re = ankle_euler(q, sole_body)
+        y, p, r = np.where(yaws, ye, y), np.where(yaws, pe, p), np.where(yaws, re, r)
+    return ankle_vector(soles_, y, p, r)
 
 
 def ankle_angles(q, sole_in_body):

@@ -23,13 +23,10 @@ import numpy as np
 from . import balance
 from .catalog import Entry, Gait, leg_array, load_catalog
 from .feet import (
-    ankle_angles,
-    ankle_euler,
+    ankle_joint_angles,
     ankle_offset,
-    ankle_vector,
     ground_frame,
     rot_y,
-    sole_in_body,
     sole_pitch,
     soles,
 )
@@ -509,14 +506,11 @@ class Walker:
         ``facing``, pitched by ``pitch``: exact for a yawing ankle (``ankle_euler``), and
         for the others the nearest sole they can reach (``sole_in_body``)."""
         n_body = np.einsum("...ji,...lj->...li", R, normal)
-        p, r = ankle_angles(joints, sole_in_body(joints, n_body, pitch))
-        y = np.zeros_like(p)
+        sole_body = None
         if any(q.yaws for q in self.soles):
             world = ground_frame(normal, facing) @ rot_y(pitch)
-            ye, pe, re = ankle_euler(joints, np.einsum("...ji,...ljk->...lik", R, world))
-            yaws = np.array([q.yaws for q in self.soles])
-            y, p, r = np.where(yaws, ye, y), np.where(yaws, pe, p), np.where(yaws, re, r)
-        return ankle_vector(self.soles, y, p, r)
+            sole_body = np.einsum("...ji,...ljk->...lik", R, world)
+        return ankle_joint_angles(self.soles, joints, n_body, pitch, sole_body)
 
     def _roll_soles(self, feet, facing, stance, s, u):
         """The soles' roll (``gaitsim.feet``): each flat ankle point moved by its sole's

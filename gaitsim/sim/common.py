@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..body import compile_body
-from ..feet import ankle_angles, ankle_euler, ankle_vector
+from ..feet import ankle_joint_angles
 from ..geometry import GRAVITY
 from ..ik import leg_ik
 from ..terrain import Flat
@@ -134,15 +134,9 @@ class RobotBase:
         if self.body.soles is None:
             return np.zeros(0)
         q = self._shaped(q, "flat_ankles")
+        up = np.broadcast_to([0.0, 0.0, 1.0], (self.n_legs, 3))
         level = np.broadcast_to(np.eye(3), (self.n_legs, 3, 3))
-        pitch, roll = ankle_angles(q, level)
-        yaw = np.zeros_like(pitch)
-        yaws = np.array([sole.yaws for sole in self.body.soles])
-        if yaws.any():
-            ye, pe, re = ankle_euler(q, level)
-            yaw, pitch, roll = (np.where(yaws, ye, yaw), np.where(yaws, pe, pitch),
-                                np.where(yaws, re, roll))  # fmt: skip
-        return ankle_vector(self.body.soles, yaw, pitch, roll)
+        return ankle_joint_angles(self.body.soles, q, up, np.zeros(self.n_legs), level)
 
     def standing_height(self, terrain, x: float = 0.0, y: float = 0.0) -> float:
         """Base z for the mid-stance pose over (x, y): ground + foot radius + hip height."""

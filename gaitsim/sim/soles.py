@@ -14,16 +14,7 @@ import math
 
 import numpy as np
 
-from ..feet import (
-    ankle_angles,
-    ankle_euler,
-    ankle_offset,
-    ankle_vector,
-    ground_frame,
-    rot_y,
-    sole_in_body,
-    sole_pitch,
-)
+from ..feet import ankle_joint_angles, ankle_offset, ground_frame, rot_y, sole_pitch
 from ..terrain import Flat
 
 ANKLE_FLOOR = 0.05  # a stance ankle's force limit is at least this share of its effort
@@ -117,22 +108,23 @@ class SoleDriver:
         else:
             n = self.walker.sole_ground(np.array([t[:2] for t in targets]))[1]
         pitch = np.asarray(self.pitch, dtype=float)
-        world = ground_frame(n, np.asarray(headings, dtype=float)) @ rot_y(pitch)
-        w = np.asarray(shares, dtype=float)
+        world = None
+        if self._yaws.any():
+            world = ground_frame(n, np.asarray(headings, dtype=float)) @ rot_y(pitch)
+        w = self._joint_shares(shares)
         angles = []
         for rot in rots:
             R = np.asarray(rot, dtype=float).reshape(3, 3)
-            p, r = ankle_angles(q, sole_in_body(q, n @ R, pitch))  # n @ R: body-frame normals
-            y = np.zeros(L)
-            if self._yaws.any():
-                ye, pe, re = ankle_euler(q, np.einsum("ji,ljk->lik", R, world))
-                y, p, r = (np.where(self._yaws, ye, y), np.where(self._yaws, pe, p),
-                           np.where(self._yaws, re, r))  # fmt: skip
-            angles.append((y, p, r))
-        (yv, pv, rv), (ym, pm, rm) = angles
-        blend = [w * a + (1.0 - w) * b for a, b in ((yv, ym), (pv, pm), (rv, rm))]
-        self.q = np.clip(ankle_vector(self.soles, *blend), self._ankle_lo, self._ankle_hi)
+            sole = np.einsum("ji,ljk->lik", R, world) if self._yaws.any() else None
+            angles.append(ankle_joint_angles(self.soles, q, n @ R, pitch, sole))  # n @ R: body
+        virtual, measured = angles
+        self.q = np.clip(w * virtual + (1.0 - w) * measured, self._ankle_lo, self._ankle_hi)
         return self.q
+
+    def _joint_shares(self, shares) -> np.ndarray:
+        """Each leg's share (``shares``, per leg) repeated for each of its ankle joints."""
+        return np.array([w for w, sole in zip(shares, self.soles, strict=True)
+                         for _ in sole.joints])  # fmt: skip
 
     def cop_limits(self, normal, stance, full, share: float = 1.0) -> list[float]:
         """Ankle force limits (N m, ``ankle_joint_names`` order) that keep each stance
@@ -156,7 +148,3 @@ class SoleDriver:
     def width(self, i: int) -> float:
         """Leg ``i``'s sole width (m)."""
         return self._width[i]
-
-    def sole_frame(self, heading: float, x: float, y: float) -> np.ndarray:
-        """The ground frame under (x, y) facing ``heading`` (for the measured pitch)."""
-        return ground_frame(np.array(self._normal(x, y)), np.array(heading))
