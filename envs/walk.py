@@ -99,7 +99,8 @@ class WalkEnv(gym.Env):
       a yaw rate instead (deg/s).
     - ``body``: "free", "assist" (virtual spring-damper on height, roll and pitch; bipeds
       need it) or "kinematic"; ``distance_source``: "command" or "odometry";
-      ``control_hz`` (default 60) must divide ``sim_hz`` (240); ``solver_iterations``;
+      ``control_hz`` (default 60) must divide ``sim_hz`` (default None: the walker's own,
+      ``Body.sim_hz``, 240 or a multiple of it); ``solver_iterations``;
       ``push_at`` (s into each episode, default None: no push) and ``push_velocity`` (or
       range, m/s, positive to the walker's left): a sideways push, the whole body's
       velocity changed at once (``GaitController.push``);
@@ -199,7 +200,7 @@ class WalkEnv(gym.Env):
         body: str = "free",
         distance_source: str = "command",
         control_hz: float = 60.0,
-        sim_hz: float = 240.0,
+        sim_hz: float | None = None,
         solver_iterations: int = 50,
         engine: str = DEFAULT_ENGINE,
         push_at: float | None = None,
@@ -221,9 +222,10 @@ class WalkEnv(gym.Env):
     ):
         super().__init__()
         display = self._check_render(render_mode, render_size, engine)
-        self._set_controller(body, sim_hz, control_hz, distance_source, control_options)
         self._set_walker(walker, walker_options,
                          {"arms": arms, "twist": twist, "gaze": gaze, "lean": lean})  # fmt: skip
+        sim_hz = self.body.sim_hz if sim_hz is None else sim_hz
+        self._set_controller(body, sim_hz, control_hz, distance_source, control_options)
         self.task = WalkTask(
             self.entry,
             speed_scale=speed_scale,
@@ -296,8 +298,9 @@ class WalkEnv(gym.Env):
         """Check the body mode and rates; the controller settings (``self.config``)."""
         if body not in BODY_MODES:
             raise ValueError(f"body must be one of {', '.join(BODY_MODES)}, got {body!r}")
-        if not (math.isfinite(sim_hz) and sim_hz > 0):
-            raise ValueError(f"sim_hz must be positive, got {sim_hz!r}")
+        if not (isinstance(sim_hz, (int, float)) and math.isfinite(sim_hz) and sim_hz > 0):
+            raise ValueError(f"sim_hz must be a positive rate in Hz or None (the walker's "
+                             f"own), got {sim_hz!r}")  # fmt: skip
         world_substeps(1.0 / sim_hz, control_hz)  # raises if control_hz does not divide sim_hz
         self.config = ControlConfig(
             control_hz=float(control_hz),

@@ -20,7 +20,7 @@ import numpy as np
 
 from .catalog import Entry, Gait
 from .feet import Sole, ankle_joint_names, soles
-from .geometry import Geometry, foot_pad, geometry
+from .geometry import Geometry, foot_pad, geometry, physics_hz
 from .upper import UpperGeometry, upper_geometry
 from .urdf import (
     ankle_limits,
@@ -74,6 +74,11 @@ class Body:
     @property
     def standing_height(self) -> float:
         return self.geometry.standing_height
+
+    @property
+    def sim_hz(self) -> float:
+        """The default physics rate for this body (``geometry.physics_hz``)."""
+        return physics_hz(self.geometry)
 
 
 def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:

@@ -313,6 +313,7 @@ def _walk_table(s) -> str:
         ["path", s.path],
         ["body / distance source", f"{s.body} / {s.distance_source}"],
         ["engine", s.engine],
+        ["physics rate (Hz)", _fmt(s.sim_hz, "g")],
         ["simulated s", _fmt(s.simulated_s, ".2f")],
         ["distance m", _fmt(s.distance_m)],
         ["speed m/s", _fmt(s.speed_m_s)],
@@ -760,7 +761,9 @@ def _scenario_args(p) -> None:
         type=float,
         default=60.0,
         metavar="HZ",
-        help=f"control rate; must divide the {SIM_HZ:g} Hz physics rate (default 60)",
+        help=f"control rate; must divide {SIM_HZ:g} Hz (the physics runs at {SIM_HZ:g} Hz, "
+        "or a multiple of it for walkers whose bare feet ring faster on their pads; "
+        "default 60)",
     )
     p.add_argument(
         "--friction",

@@ -32,6 +32,8 @@ LEG_MASS_SHARE = 0.1  # share of the whole mass in the legs (bones and feet)
 FOOT_MASS_SHARE = 0.1  # share of a leg's mass in its foot
 FOOT_PAD_SINK = 0.1  # a foot pad sinks this share of the foot radius under an even share
 # of the weight (every foot down)
+PHYSICS_HZ = 240.0  # the default physics rate (Hz); a walker's own is a multiple of it
+PAD_SAMPLES = 2.0  # physics steps per period of a bare foot's ring on its pad, at least
 FOOT_PAD_DAMPING = 1.0  # the pad's damping ratio for that share of the mass (critical)
 
 
@@ -223,3 +225,25 @@ def foot_pad(geo: Geometry, n_feet: int | None = None) -> tuple[float, float]:
     m = geo.total_mass / n
     k = m * GRAVITY / (FOOT_PAD_SINK * geo.foot_radius)
     return k, FOOT_PAD_DAMPING * 2.0 * math.sqrt(k * m)
+
+
+def unsprung_hz(geo: Geometry, n_feet: int | None = None) -> float:
+    """The frequency (Hz) at which a foot and its shin, with no body weight on them (a
+    foot that has just landed, before its load arrives), ring on the foot pad:
+    ``sqrt(k / (m_foot + m_shin)) / 2 pi`` with the pad's stiffness ``k`` (``foot_pad``),
+    for the leg with the lightest shin. The pad is sized for a share of the body, about a
+    hundred times the foot, so this is some ten times the loaded pad's frequency."""
+    k, _ = foot_pad(geo, n_feet)
+    m = geo.foot_mass + float(np.min(geo.leg_masses[:, 1]))
+    return math.sqrt(k / m) / (2.0 * math.pi)
+
+
+def physics_hz(geo: Geometry, n_feet: int | None = None) -> float:
+    """A walker's default physics rate: PHYSICS_HZ, or the smallest multiple of it that
+    samples ``unsprung_hz`` at least PAD_SAMPLES times a period (Nyquist). Below that a
+    landing foot's contact flickers: generated walker 56 (80 g, a 9 mm shin, a bare foot
+    ringing at 155 Hz) made 2.29 touchdowns per stance at 240 Hz and 0.99 at 480 Hz; the
+    built-in walkers ring at 60-70 Hz and keep 240 Hz. Any control rate that divides
+    PHYSICS_HZ divides it."""
+    k = max(1, math.ceil(PAD_SAMPLES * unsprung_hz(geo, n_feet) / PHYSICS_HZ - 1e-9))
+    return PHYSICS_HZ * k

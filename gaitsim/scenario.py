@@ -259,7 +259,7 @@ class Scenario:
     seconds: float = 20.0
     seed: int | None = None
     control_hz: float = 60.0
-    sim_hz: float = DEFAULT_SIM_HZ
+    sim_hz: float | None = None  # None: the body's own (Body.sim_hz)
     solver_iterations: int = 50
     engine: str = "pybullet"
     push_at: float | None = None

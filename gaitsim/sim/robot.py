@@ -48,9 +48,10 @@ def _floats(values) -> list[float]:
     return values.tolist() if isinstance(values, np.ndarray) else [float(x) for x in values]
 
 
-def _each(value, n: int) -> list[float]:
-    """A scalar or (n,) ``value`` as a list of n floats."""
-    return np.broadcast_to(np.asarray(value, dtype=float), (n,)).tolist()
+def _each(value, n: int, scale: float = 1.0) -> list[float]:
+    """A scalar or (n,) ``value`` (times ``scale``) as a list of n floats."""
+    v = np.broadcast_to(np.asarray(value, dtype=float), (n,))
+    return (v if scale == 1.0 else v * scale).tolist()
 
 
 LOAD_FLAGS = p.URDF_USE_IMPLICIT_CYLINDER | p.URDF_USE_INERTIA_FROM_FILE
@@ -274,7 +275,8 @@ class Robot(RobotBase):
             return
         n = len(self._upper)
         if self._upper_motor is None:  # gains and limits: built once (held every substep)
-            self._upper_motor = ([DEFAULT_KP] * n, [DEFAULT_KD] * n, self.upper_effort.tolist())
+            self._upper_motor = ([DEFAULT_KP * self.gain_scale] * n, [DEFAULT_KD] * n,
+                                 self.upper_effort.tolist())  # fmt: skip
         kp, kd, forces = self._upper_motor
         p.setJointMotorControlArray(
             self.body_id,
@@ -309,7 +311,8 @@ class Robot(RobotBase):
             return
         n = len(self._ankles)
         if self._ankle_motor is None:  # the defaults: built once (held every substep)
-            self._ankle_motor = ([DEFAULT_KP] * n, [DEFAULT_KD] * n, self.ankle_effort.tolist())
+            self._ankle_motor = ([DEFAULT_KP * self.gain_scale] * n, [DEFAULT_KD] * n,
+                                 self.ankle_effort.tolist())  # fmt: skip
         gains, kd, limits = self._ankle_motor
         p.setJointMotorControlArray(
             self.body_id,
@@ -317,7 +320,7 @@ class Robot(RobotBase):
             p.POSITION_CONTROL,
             targetPositions=_floats(q),
             targetVelocities=[0.0] * n if v is None else _floats(v),
-            positionGains=gains if kp is None else _each(kp, n),
+            positionGains=gains if kp is None else _each(kp, n, self.gain_scale),
             velocityGains=kd,
             forces=limits if forces is None else _each(forces, n),
             physicsClientId=self.client,
@@ -554,16 +557,22 @@ class Robot(RobotBase):
             p.POSITION_CONTROL,
             targetPositions=q,
             targetVelocities=self._zeros if v is None else v,
-            positionGains=self._kp if kp is None else kp,
+            positionGains=self._kp if kp is None else self._scaled(kp),
             velocityGains=self._kd if kd is None else kd,
             forces=self._forces if forces is None else forces,
             physicsClientId=self.client,
         )
 
+    def _scaled(self, kp: list[float]) -> list[float]:
+        """Position gains at PHYSICS_HZ as this world's (``gain_scale``)."""
+        k = self.gain_scale
+        return kp if k == 1.0 else [g * k for g in kp]
+
     def set_gains(self, kp=None, kd=None, force_scale: float = FORCE_SCALE) -> None:
-        """Gains and force limits used by ``command_joint_list``."""
+        """Gains (at PHYSICS_HZ, see ``gain_scale``) and force limits used by
+        ``command_joint_list``."""
         n = len(self._joints)
-        self._kp = [float(DEFAULT_KP if kp is None else kp)] * n
+        self._kp = [float(DEFAULT_KP if kp is None else kp) * self.gain_scale] * n
         self._kd = [float(DEFAULT_KD if kd is None else kd)] * n
         self._forces = (self.effort.ravel() * float(force_scale)).tolist()
         self._zeros = [0.0] * n

@@ -132,7 +132,7 @@ def simulate(
     yaw_rate: float | None = None,
     seconds: float = 20.0,
     config: ControlConfig | None = None,
-    sim_hz: float = 240.0,
+    sim_hz: float | None = None,
     friction: float = 1.0,
     solver_iterations: int = 50,
     gui: bool = False,
@@ -154,17 +154,17 @@ def simulate(
     friction, deterministically. ``engine``: "pybullet" or "mujoco" (see
     gaitsim.sim.engine). ``push_at`` (s) and ``push_velocity`` (m/s, positive to the
     walker's left): a sideways push, the whole robot's velocity changed at once as by an
-    impulse (``GaitController.push``). Memory grows with the steps walked, not the ones
+    impulse (``GaitController.push``). ``sim_hz``: the physics rate; None: the body's own
+    (``Body.sim_hz``: 240 Hz, or a multiple for walkers whose bare feet ring faster on
+    their pads). Memory grows with the steps walked, not the ones
     asked for; runs longer than MAX_SECONDS are refused.
     """
-    if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
-        raise RunError(
-            f"seconds must be in (0, {MAX_SECONDS:g}] (10 simulated hours), got {seconds!r}"
-        )
+    check_seconds(seconds)
     check_engine(engine)
     push = check_push(push_at, push_velocity, seconds)
     body = compile_body(walker)
     entry = body.entry
+    sim_hz = body.sim_hz if sim_hz is None else check_sim_hz(sim_hz)
     start, friction = _spread(entry, speed_scale, friction, seed)
     config = config if config is not None else ControlConfig()
     options = physics_walker_options(walker_options)
@@ -194,7 +194,7 @@ def simulate(
             walker=entry.name, terrain=terrain.describe(), path=type(path).__name__,
             speed_scale=speed_scale, body=config.body, distance_source=config.distance_source,
             swing=kin.swing, catalog_duty=entry.gait.duty, seconds=seconds, seed=seed,
-            friction=friction, engine=engine, push_at_s=push_at,
+            friction=friction, engine=engine, sim_hz=sim_hz, push_at_s=push_at,
             push_velocity_m_s=push_velocity if push_at is not None else 0.0,
         )  # fmt: skip
         summary["verdict"], summary["verdict_reason"] = verdict(summary)
@@ -210,6 +210,22 @@ def _spread(entry, speed_scale: float, friction: float, seed: int | None):
     rng = np.random.default_rng(seed)
     start = float(rng.uniform(0.0, entry.gait.cycle * speed_scale))
     return start, float(friction * rng.uniform(0.9, 1.1))
+
+
+def check_seconds(seconds: float) -> None:
+    """RunError unless ``seconds`` is a run length simulate() takes."""
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
+        raise RunError(
+            f"seconds must be in (0, {MAX_SECONDS:g}] (10 simulated hours), got {seconds!r}"
+        )
+
+
+def check_sim_hz(sim_hz) -> float:
+    """``sim_hz`` as a float; RunError unless it is a positive rate."""
+    if not (isinstance(sim_hz, (int, float)) and math.isfinite(sim_hz) and sim_hz > 0):
+        raise RunError(f"sim_hz must be a positive physics rate in Hz (or None: the "
+                       f"body's own), got {sim_hz!r}")  # fmt: skip
+    return float(sim_hz)
 
 
 def check_push(push_at: float | None, push_velocity: float, seconds: float):

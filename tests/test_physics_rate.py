@@ -1,0 +1,138 @@
+"""A walker's own physics rate (``geometry.physics_hz``) and gains that mean the same at any
+rate (``sim.common.gain_scale``).
+
+A foot that has just landed rings on its pad with only its own and its shin's mass on it;
+the physics step must sample that ring (Nyquist) or the contact flickers. Position gains are
+PyBullet's per-step numbers at 240 Hz, scaled for the world's own step, so raising the
+rate sharpens the contact without stiffening the legs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gaitsim.body import compile_body
+from gaitsim.generate import random_entry
+from gaitsim.geometry import PAD_SAMPLES, PHYSICS_HZ, foot_pad, physics_hz, unsprung_hz
+from gaitsim.sim.common import gain_scale
+from gaitsim.sim.engine import load_robot, make_world
+from gaitsim.terrain import Flat
+
+BUILT_IN = ("fox", "hound", "horn_beetle", "spider_bot", "mechanic", "raptor")
+ENGINES = ["pybullet"] + (["mujoco"] if __import__("importlib").util.find_spec("mujoco") else [])
+
+
+# ---------------------------------------------------------------------------- the rule
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000))
+def test_the_rate_is_the_smallest_multiple_of_240_hz_that_samples_a_bare_foot(seed):
+    geo = compile_body(random_entry(seed)).geometry
+    hz, ring = physics_hz(geo), unsprung_hz(geo)
+    k = hz / PHYSICS_HZ
+    assert k == int(k) and k >= 1, hz
+    assert hz >= PAD_SAMPLES * ring - 1e-6, (hz, ring)
+    assert k == 1 or hz - PHYSICS_HZ < PAD_SAMPLES * ring, (hz, ring)  # the smallest
+
+
+def test_the_bare_foot_s_ring_by_hand():
+    """Generated walker 56 (80 g, a 9 mm shin on a 4 mm foot): its pad's stiffness, its
+    foot and lightest shin, and the frequency from them, computed here step by step."""
+    geo = compile_body(random_entry(56)).geometry
+    k, _ = foot_pad(geo)
+    # the pad: an even share of the weight sinks 10 % of the foot radius
+    share = geo.total_mass / len(geo.homes)
+    assert k == pytest.approx(share * 9.81 / (0.1 * geo.foot_radius))
+    m = geo.foot_mass + geo.leg_masses[:, 1].min()
+    ring = math.sqrt(k / m) / (2 * math.pi)
+    assert unsprung_hz(geo) == pytest.approx(ring)
+    assert 150 < ring < 160  # 155 Hz: above 240 Hz's Nyquist limit of 120 Hz
+    assert physics_hz(geo) == 480.0
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_the_built_in_walkers_keep_240_hz(name):
+    body = compile_body(name)
+    assert body.sim_hz == 240.0
+    assert unsprung_hz(body.geometry) < 120.0
+
+
+def test_gain_scale():
+    assert gain_scale(1.0 / 240.0) == 1.0  # exactly: runs at 240 Hz are unchanged
+    assert gain_scale(1.0 / 480.0) == pytest.approx(0.5)
+    assert gain_scale(1.0 / 720.0) == pytest.approx(1.0 / 3.0)
+
+
+# ---------------------------------------------------------------------------- the engines
+def _closed_after(engine: str, sim_hz: float, seconds: float, scale=None) -> float:
+    """The share of a 0.2 rad error a fox leg in the air (fixed base) closes in
+    ``seconds`` under kp = 0.05 (the stance legs' gain); ``scale`` overrides gain_scale."""
+    with make_world(engine, Flat(), time_step=1.0 / sim_hz) as world:
+        robot = load_robot(world, "fox", base_position=(0, 0, 2.0), fixed_base=True)
+        if scale is not None:
+            robot.gain_scale = scale
+        target = robot.home_joints + 0.2
+        robot.command_positions(target, kp=0.05)
+        world.step(round(seconds * sim_hz))
+        err = np.abs(target - robot.joint_state()[0]).mean()
+    return 1.0 - err / 0.2
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_gain_closes_the_same_error_per_second_at_any_rate(engine):
+    """kp = 0.05 closes the same share of an error in 50 ms at 240 and at 480 Hz (within
+    0.05); unscaled, the 480 Hz leg closes far more (PyBullet's motor closes kp of the
+    error per step, twice as many steps)."""
+    at240 = _closed_after(engine, 240.0, 0.05)
+    at480 = _closed_after(engine, 480.0, 0.05)
+    unscaled = _closed_after(engine, 480.0, 0.05, scale=1.0)
+    assert 0.3 < at240 < 0.7, at240  # 1 - 0.95 ** 12 = 0.46 for a leg in the air
+    assert abs(at480 - at240) < 0.05, (at240, at480)
+    assert unscaled - at240 > 0.1, (at240, unscaled)
+
+
+# ---------------------------------------------------------------------------- the runs
+def test_runs_report_their_rate_and_check_it():
+    from gaitsim.sim.run import RunError, simulate
+
+    assert simulate("fox", seconds=0.1).summary["sim_hz"] == 240.0
+    assert simulate("fox", seconds=0.1, sim_hz=480.0).summary["sim_hz"] == 480.0
+    assert simulate(random_entry(56), seconds=0.1).summary["sim_hz"] == 480.0
+    for bad in (0.0, -240.0, float("nan"), "240"):
+        with pytest.raises(RunError, match="sim_hz"):
+            simulate("fox", seconds=0.1, sim_hz=bad)
+
+
+def test_the_env_takes_the_walker_s_rate():
+    import gymnasium as gym
+
+    env = gym.make("gaitsim/Walk-v0", walker=random_entry(56))
+    try:
+        assert env.unwrapped.arena.sim_hz == 480.0
+        env.reset(seed=0)
+        env.step(env.action_space.sample())
+    finally:
+        env.close()
+    env = gym.make("gaitsim/Walk-v0", walker="fox", sim_hz=480.0)
+    assert env.unwrapped.arena.sim_hz == 480.0
+    env.close()
+    with pytest.raises(ValueError, match="sim_hz"):
+        gym.make("gaitsim/Walk-v0", walker="fox", sim_hz=-1.0)
+
+
+def test_a_walker_whose_bare_feet_ring_fast_lands_cleanly_at_its_own_rate():
+    """Seed 56, 5 s flat, free body: at 240 Hz its landing feet flicker (2.3 touchdowns
+    per stance measured over 10 s); at its own 480 Hz each stance is one contact."""
+    from gaitsim.sim.run import simulate
+
+    entry = random_entry(56)
+    own = simulate(entry, seconds=5.0).summary
+    at240 = simulate(entry, seconds=5.0, sim_hz=240.0).summary
+    assert own["sim_hz"] == 480.0 and own["verdict"] == "walked", own["verdict_reason"]
+    assert own["touchdowns_per_stance"] <= 1.2, own["touchdowns_per_stance"]
+    assert own["contact_timing_error"] <= 0.10
+    assert at240["touchdowns_per_stance"] > 1.5, at240["touchdowns_per_stance"]
