@@ -111,9 +111,9 @@ def report(results: list[tuple[str, str, dict]]) -> int:
     for name, cond, s in results:
         if cond == "flat" and name in BUILT_IN:
             err = max(abs(d - duty[name]) for d in s["duty_by_leg"])
-            td, slip = s["touchdowns_per_stance"], s["slip_mm_per_stance"]
+            td, own_slip = s["touchdowns_per_stance"], s["slip_mm_per_stance"]
             print(f"{name}: touchdowns per stance {td:.2f}, worst-leg duty error {err:.3f}, "
-                  f"slip {slip:.1f} mm per stance")  # fmt: skip
+                  f"slip {own_slip:.1f} mm per stance")  # fmt: skip
     worst_flat, worst_off = max(flat, default=math.nan), max(off, default=math.nan)
     print(f"{len(results) - failed} of {len(results)} runs meet every bound; worst touchdowns "
           f"per stance {worst_flat:.2f} flat, {worst_off:.2f} on slopes and rough ground; mean "

@@ -100,3 +100,16 @@ def test_a_chosen_sample_runs_only_what_was_asked(capsys, tmp_path):
     assert fe.main(argv) == 0
     assert list(fe.json.loads(out.read_text())) == ["seed38/flat"]
     assert " of 1 runs meet every bound" in capsys.readouterr().out
+
+
+def test_the_report_counts_the_misses_with_a_built_in_walker_in_the_sample(capsys):
+    """A built-in walker's own line (its slip) and the mean slip of the whole sample
+    (the per-walker slip once shadowed the sample's list and the report crashed)."""
+    results = [
+        ("fox", "flat", _summary(duty_by_leg=[0.70] * 4, slip_mm_per_stance=3.0)),
+        ("fox", "up5", _summary(touchdowns_per_stance=1.6, slip_mm_per_stance=1.0)),
+    ]
+    assert fe.report(results) == 1
+    out = capsys.readouterr().out
+    assert "fox: touchdowns per stance 1.10" in out and "slip 3.0 mm per stance" in out
+    assert "1 of 2 runs meet every bound" in out and "mean slip 2.00 mm" in out

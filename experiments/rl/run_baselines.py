@@ -1,10 +1,14 @@
-"""The RL baseline grid: PPO on the fox and the horn beetle, flat and a 10 degree slope, for
-the action modes joint, residual and modulate, with the open-loop prior as the reference,
-over 3 seeds at a fixed budget. Writes each run's learning curve (CSV), a learning-curve
+"""The RL baseline grid: PPO on the fox and the horn beetle (and, with ``--walkers
+mechanic``, the free biped), flat and a 10 degree slope, for the action modes joint,
+residual and modulate, with the open-loop prior as the reference, over 3 seeds at a
+fixed budget. Writes each run's learning curve (CSV), a learning-curve
 plot per walker and terrain (PNG), results.json and results.md.
 
     python experiments/rl/run_baselines.py --steps 50000 --workers 2 --out experiments/rl/results
     python experiments/rl/run_baselines.py --smoke        # a few hundred steps, for CI
+    python experiments/rl/run_baselines.py --walkers mechanic --terrains flat \
+        --modes prior residual joint --steps 300000 --seeds 1 --eval-every 20480 \
+        --out experiments/rl/results_biped
     python experiments/rl/run_baselines.py --engine mujoco --steps 500000 --seeds 1 \
         --terrains flat --modes prior residual joint --out experiments/rl/results_mujoco
 """
@@ -23,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from train import MODES, train
 
-WALKERS = ("fox", "horn_beetle")
+WALKERS = ("fox", "horn_beetle", "mechanic")  # the choices
+GRID_WALKERS = ("fox", "horn_beetle")  # the default grid
 TERRAINS = ("flat", "slope")
 WALKING = 0.5  # a policy "walks" when it covers half the commanded distance without falling
 
@@ -145,7 +150,7 @@ def main():
     ap.add_argument("--out", default="experiments/rl/results")
     ap.add_argument("--smoke", action="store_true", help="tiny budgets: checks the pipeline")
     ap.add_argument("--engine", choices=["pybullet", "mujoco"], default="pybullet")
-    ap.add_argument("--walkers", nargs="+", choices=WALKERS, default=list(WALKERS))
+    ap.add_argument("--walkers", nargs="+", choices=WALKERS, default=list(GRID_WALKERS))
     ap.add_argument("--terrains", nargs="+", choices=TERRAINS, default=list(TERRAINS))
     ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     args = ap.parse_args()
