@@ -29,14 +29,15 @@ def test_the_mechanic_walks_free_on_its_soles():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("off", [{"ankle_cop": 0.0}, {"sole_track_gain": 1.0}])
-def test_without_the_sole_balance_the_free_mechanic_falls(off):
-    """Each balance piece matters (20 s from the seed-1 start, which the defaults walk):
-    ankles at full effort, which push the CoP off the sole and roll it onto an edge
-    (fell at 10.4 s), or stance legs that push the body all the way back onto its
-    reference each step (fell at 13.9 s)."""
-    s = simulate("mechanic", seconds=20.0, config=ControlConfig(body="free", **off),
-                 seed=1).summary  # fmt: skip
+@pytest.mark.parametrize("seed", [1, 2])
+def test_without_the_ankle_torque_cap_the_free_mechanic_falls(seed):
+    """The ankle strategy matters (20 s from the start points the defaults walk): ankles at
+    full effort push the CoP off the sole and roll it onto an edge (measured: fell at 7.6
+    and 11.2 s). Stance legs that push the body all the way back onto its reference each
+    step (``sole_track_gain=1``) fell at 13.9 s on an earlier machine but walk both starts
+    on the README's, so that piece is not asserted."""
+    s = simulate("mechanic", seconds=20.0, config=ControlConfig(body="free", ankle_cop=0.0),
+                 seed=seed).summary  # fmt: skip
     assert s["verdict"] == "fell", s["verdict_reason"]
 
 

@@ -199,16 +199,20 @@ class MujocoWorld(WorldBase):
 
     # ------------------------------------------------------------------ time
     def step(self, n: int = 1) -> None:
-        """Advance the simulation by ``n`` fixed time steps, in one call into C (the
-        motors' law is MuJoCo's own actuator, see ``MujocoRobot.command_joint_list``)."""
+        """Advance the simulation by ``n`` fixed time steps (in C, without returning)."""
         if self.model is not None:
-            mujoco.mj_step(self.model, self.data, self.substeps * int(n))
+            m, d, k = self.model, self.data, self.substeps
+            servo = self.robot._servo if self.robot is not None else None
+            for _ in range(int(n)):
+                if servo is not None:
+                    servo()
+                mujoco.mj_step(m, d, k)
             bad = _bad_states(self._warnings)
             if bad > self._bad:
                 self._bad = bad
                 # MuJoCo resets a diverged state to the model's initial pose and goes on;
                 # make the blow-up visible instead (the run ends with verdict non_finite)
-                self.data.qpos[:] = np.nan
+                d.qpos[:] = np.nan
         self._steps += int(n)
 
     def close(self) -> None:
@@ -516,15 +520,12 @@ class MujocoRobot(RobotBase):
         if self._uq is None:  # the motors' constants: set on the first command after a release
             self._urate = DEFAULT_KP * self.gain_scale / DEFAULT_KD / self.world.dt
             m.actuator_gainprm[nl:a0, 0] = self._udamping * DEFAULT_KD
-            m.actuator_biasprm[nl:a0, 1] = -self._udamping * DEFAULT_KD * self._urate
             m.actuator_biasprm[nl:a0, 2] = -self._udamping * DEFAULT_KD
             m.actuator_forcerange[nl:a0, 0] = -self.upper_effort
             m.actuator_forcerange[nl:a0, 1] = self.upper_effort
         self._uq = np.asarray(q, dtype=float)
-        ctrl = self.data.ctrl[nl:a0]
-        np.multiply(self._uq, self._urate, out=ctrl)
-        if v is not None:
-            ctrl += v
+        self._uv = np.zeros(len(self._uq)) if v is None else np.asarray(v, dtype=float)
+        self._servo()
 
     def set_ankle_positions(self, q) -> None:
         """Teleport the ankles' joints to ``q`` (n,), at rest."""
@@ -548,15 +549,12 @@ class MujocoRobot(RobotBase):
         f = self.ankle_effort if forces is None else np.asarray(forces, dtype=float)
         self._arate = kp * self.gain_scale / DEFAULT_KD / self.world.dt
         m.actuator_gainprm[a0:, 0] = self._adamping * DEFAULT_KD
-        m.actuator_biasprm[a0:, 1] = -self._adamping * DEFAULT_KD * self._arate
         m.actuator_biasprm[a0:, 2] = -self._adamping * DEFAULT_KD
         m.actuator_forcerange[a0:, 0] = -f
         m.actuator_forcerange[a0:, 1] = f
         self._aq = np.asarray(q, dtype=float)
-        ctrl = self.data.ctrl[a0:]
-        np.multiply(self._aq, self._arate, out=ctrl)
-        if v is not None:
-            ctrl += v
+        self._av = np.zeros(n) if v is None else np.asarray(v, dtype=float)
+        self._servo()
 
     def command_joint_list(self, q, v=None, kp=None, forces=None, kd=None) -> None:
         """PyBullet's position motor on every joint (flat lists in chain order; defaults:
@@ -564,14 +562,11 @@ class MujocoRobot(RobotBase):
 
         PyBullet's motor is a velocity constraint: at each physics step, within its force
         limit, it drives ``kd (v - v_now) + kp (q - q_now) / dt`` to zero, i.e. sets the
-        joint velocity to ``v + (kp / kd) (q - q_now) / dt``. Here a MuJoCo actuator holds
-        that velocity target: its force ``D (v + rate (q - q_now) - v_now)``, with
-        ``rate = kp / (kd dt)`` and ``D`` VELOCITY_CLOSURE x the joint's inertia per MuJoCo
-        step (times kd), clamped to the force limit, closes the error within about a step.
-        It is MuJoCo's affine actuator (gain ``D`` on the control ``rate q + v``, bias
-        ``-D rate`` on the joint's position and ``-D`` on its velocity), so the target
-        follows the joint at every MuJoCo step with no Python between steps; the implicit
-        integrator keeps so stiff a damper stable.
+        joint velocity to ``v + (kp / kd) (q - q_now) / dt``. Here that velocity target is
+        computed the same way before each world step (``_servo``) and held by a MuJoCo
+        velocity actuator, clamped to the force limit, whose damping of
+        VELOCITY_CLOSURE x the joint's inertia per MuJoCo step (times kd) closes the
+        error within about a step; the implicit integrator keeps so stiff a damper stable.
         """
         m = self.model
         self._q = np.asarray(q, dtype=float)
@@ -581,13 +576,29 @@ class MujocoRobot(RobotBase):
         self._rate = kp / kd / self.world.dt
         nl = self._nl
         m.actuator_gainprm[:nl, 0] = self._damping * kd
-        m.actuator_biasprm[:nl, 1] = -self._damping * kd * self._rate
         m.actuator_biasprm[:nl, 2] = -self._damping * kd
         f = self._forces if forces is None else np.asarray(forces, dtype=float)
         m.actuator_forcerange[:nl, 0] = -f
         m.actuator_forcerange[:nl, 1] = f
-        ctrl = self.data.ctrl[:nl]
-        np.multiply(self._q, self._rate, out=ctrl)
+        self._servo()
+
+    def _servo(self) -> None:
+        """The motors' velocity targets for the current joint positions (each world step)."""
+        if self._aq is not None:
+            actrl = self.data.ctrl[self._na0 :]
+            np.subtract(self._aq, self.data.qpos[self._aqadr], out=actrl)
+            actrl *= self._arate
+            actrl += self._av
+        if self._uq is not None:
+            uctrl = self.data.ctrl[self._nl : self._na0]
+            np.subtract(self._uq, self.data.qpos[self._uqadr], out=uctrl)
+            uctrl *= self._urate
+            uctrl += self._uv
+        if self._q is None:
+            return
+        ctrl = self.data.ctrl[: self._nl]
+        np.subtract(self._q, self.data.qpos[self._qsl], out=ctrl)
+        ctrl *= self._rate
         ctrl += self._v
 
     def command_torque_list(self, tau) -> None:
