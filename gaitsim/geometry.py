@@ -243,7 +243,7 @@ def physics_hz(geo: Geometry, n_feet: int | None = None) -> float:
     samples ``unsprung_hz`` at least PAD_SAMPLES times a period (Nyquist). Below that a
     landing foot's contact flickers: generated walker 56 (80 g, a 9 mm shin, a bare foot
     ringing at 155 Hz) made 2.29 touchdowns per stance at 240 Hz and 0.99 at 480 Hz; the
-    built-in walkers ring at 60-70 Hz and keep 240 Hz. Any control rate that divides
+    built-in walkers ring at 31-69 Hz and keep 240 Hz. Any control rate that divides
     PHYSICS_HZ divides it."""
     k = max(1, math.ceil(PAD_SAMPLES * unsprung_hz(geo, n_feet) / PHYSICS_HZ - 1e-9))
     return PHYSICS_HZ * k

@@ -136,3 +136,15 @@ def test_a_walker_whose_bare_feet_ring_fast_lands_cleanly_at_its_own_rate():
     assert own["touchdowns_per_stance"] <= 1.2, own["touchdowns_per_stance"]
     assert own["contact_timing_error"] <= 0.10
     assert at240["touchdowns_per_stance"] > 1.5, at240["touchdowns_per_stance"]
+
+
+def test_gaitsim_walk_prints_and_reports_the_rate(capsys):
+    import json
+
+    from gaitsim.cli import main
+
+    main(["walk", "fox", "-q", "--seconds", "0.2"])
+    assert any(line.split()[:3] == ["physics", "rate", "(Hz)"] and line.split()[-1] == "240"
+               for line in capsys.readouterr().out.splitlines())  # fmt: skip
+    main(["walk", "fox", "-q", "--json", "--seconds", "0.2"])
+    assert json.loads(capsys.readouterr().out)["sim_hz"] == 240.0
