@@ -32,7 +32,7 @@ from gaitsim.sim.controller import (
 from gaitsim.sim.engine import DEFAULT_ENGINE, load_robot
 from gaitsim.sim.metrics import ContactTally, support_margin, tilt_cos
 from gaitsim.sim.robot import Robot
-from gaitsim.sim.run import physics_walker_options
+from gaitsim.sim.run import check_sim_hz, physics_walker_options
 from gaitsim.sim.world import DisplayError, display_available
 from gaitsim.terrain import Slope, scalar_height
 from gaitsim.walker import Walker, lean_cadence
@@ -298,9 +298,7 @@ class WalkEnv(gym.Env):
         """Check the body mode and rates; the controller settings (``self.config``)."""
         if body not in BODY_MODES:
             raise ValueError(f"body must be one of {', '.join(BODY_MODES)}, got {body!r}")
-        if not (isinstance(sim_hz, (int, float)) and math.isfinite(sim_hz) and sim_hz > 0):
-            raise ValueError(f"sim_hz must be a positive rate in Hz or None (the walker's "
-                             f"own), got {sim_hz!r}")  # fmt: skip
+        check_sim_hz(sim_hz)  # a RunError is a ValueError
         world_substeps(1.0 / sim_hz, control_hz)  # raises if control_hz does not divide sim_hz
         self.config = ControlConfig(
             control_hz=float(control_hz),

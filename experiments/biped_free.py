@@ -17,6 +17,8 @@ import math
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+from cli_args import subset
+
 WALKERS = ("mechanic", "raptor")
 CONDITIONS = {  # name: (seconds, simulate() keywords)
     "flat, 20 s": (20.0, {}),
@@ -67,13 +69,11 @@ def _fmt(x, spec):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--walkers", default=",".join(WALKERS))
+    ap.add_argument("--walkers", type=subset(WALKERS, "walker"), default=WALKERS,
+                    help=f"a comma-separated subset of {','.join(WALKERS)} (default all)")
     ap.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
     args = ap.parse_args()
-    walkers = [w.strip() for w in args.walkers.split(",") if w.strip()]
-    unknown = [w for w in walkers if w not in WALKERS]
-    if unknown:
-        ap.error(f"unknown walkers {', '.join(unknown)}; choose from {', '.join(WALKERS)}")
+    walkers = args.walkers
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(run_cell, cells(walkers)))

@@ -27,6 +27,8 @@ import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
+from cli_args import subset
+
 BUILT_IN = ("fox", "hound", "horn_beetle", "spider_bot")
 SEED_RANGE = range(40)
 CONDITIONS = ("flat", "flat_seed1", "up5", "down5", "rough1cm")
@@ -132,16 +134,7 @@ def seed_range(text: str) -> range:
     return range(a, int(m.group(2) or a) + 1)
 
 
-def condition_list(text: str) -> tuple[str, ...]:
-    """A comma-separated subset of CONDITIONS."""
-    out = tuple(c.strip() for c in text.split(",") if c.strip())
-    bad = [c for c in out if c not in CONDITIONS]
-    if bad or not out:
-        raise argparse.ArgumentTypeError(
-            f"unknown condition(s) {', '.join(bad) or '(none given)'}; "
-            f"choose from {', '.join(CONDITIONS)}"
-        )
-    return out
+condition_list = subset(CONDITIONS, "condition")  # a comma-separated subset of CONDITIONS
 
 
 def main(argv=None) -> int:

@@ -17,6 +17,8 @@ import json
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+from cli_args import subset
+
 from gaitsim.report import CONDITIONS  # the report's conditions: one scenario each
 
 WALKERS = {
@@ -127,14 +129,10 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
     ap.add_argument("--engine", choices=["pybullet", "mujoco"], default="pybullet")
-    ap.add_argument("--walkers", help="comma-separated subset of the built-in walkers")
+    ap.add_argument("--walkers", type=subset(WALKERS, "walker"),
+                    help="comma-separated subset of the built-in walkers")
     args = ap.parse_args()
-    walkers = None
-    if args.walkers:
-        walkers = [w.strip() for w in args.walkers.split(",") if w.strip()]
-        unknown = [w for w in walkers if w not in WALKERS]
-        if unknown:
-            ap.error(f"unknown walkers {', '.join(unknown)}; choose from {', '.join(WALKERS)}")
+    walkers = args.walkers
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(run_cell, cells(args.seconds, args.engine, walkers)))

@@ -281,12 +281,17 @@ class Walker:
     def ground_point(self, xy):
         """Height of a resting foot-sphere centre over world xy: ground + radius / n_z; for
         soles, of the ankle over a sole resting on the ground there (``sole_ground``)."""
-        x, y = xy[..., 0], xy[..., 1]
+        return self._rest(xy)[0]
+
+    def _rest(self, xy):
+        """``ground_point`` and the ground's normal it stands on (..., 3): a sole's
+        (``sole_ground``), or the terrain's under a sphere."""
         if self.soles is not None:
             z, n = self.sole_ground(xy)
-            return z + self.geometry.foot_radius / n[..., 2]
-        n = self.terrain.normal(x, y)
-        return self.terrain.height(x, y) + self.geometry.foot_radius / n[..., 2]
+        else:
+            x, y = xy[..., 0], xy[..., 1]
+            z, n = self.terrain.height(x, y), self.terrain.normal(x, y)
+        return z + self.geometry.foot_radius / n[..., 2], n
 
     def sole_ground(self, xy):
         """Where a sole whose ankle is over world ``xy`` (..., 2) rests: the ground height
@@ -438,13 +443,13 @@ class Walker:
         xy, stance, u, arc = self.feet_plan(d)
         t = cycle_position(g, d, self.speed_scale)
         s = np.where(stance, t / g.duty, 0.0)
-        ground = self.ground_point(xy)
+        ground, normal = self._rest(xy)
         feet = np.concatenate([xy, (ground + self._home_z + g.lift * arc)[..., None]], axis=-1)
         body_pos, R, heading = self._body(d, xy, stance, s)
         ankles = feet
         if self.soles is not None:
             facing = self._sole_headings(d, R, stance, u)
-            ankles, pitch, normal = self._roll_soles(feet, facing, stance, s, u)
+            ankles, pitch = self._roll_soles(feet, facing, stance, s, u, normal)
         feet_body = np.einsum("...ji,...lj->...li", R, ankles - body_pos[..., None, :])
         joints, short = leg_ik(geo.chain, feet_body)
         if self.soles is not None:
@@ -512,18 +517,16 @@ class Walker:
             sole_body = np.einsum("...ji,...ljk->...lik", R, world)
         return ankle_joint_angles(self.soles, joints, n_body, pitch, sole_body)
 
-    def _roll_soles(self, feet, facing, stance, s, u):
+    def _roll_soles(self, feet, facing, stance, s, u, n):
         """The soles' roll (``gaitsim.feet``): each flat ankle point moved by its sole's
-        pitch about the heel or toe edge (the sole facing ``facing``, (S, L)), the pitch
-        (S, L) and the ground's normal under each foot (S, L, 3; the ankle folds by the
-        ground's angle)."""
+        pitch about the heel or toe edge (the sole facing ``facing``, (S, L), on the
+        ground whose normal under each foot is ``n``, (S, L, 3): the ankle folds by the
+        ground's angle), and the pitch (S, L)."""
         heel, toe, h, corner = self._sole_dims
         pitch = sole_pitch(stance, s, u)
-        n = self.sole_ground(feet[..., :2])[1]
         G = ground_frame(n, facing)
         dx, dz = ankle_offset(heel, toe, h, pitch, corner)
-        feet = feet + G[..., :, 0] * dx[..., None] + G[..., :, 2] * dz[..., None]
-        return feet, pitch, n
+        return feet + G[..., :, 0] * dx[..., None] + G[..., :, 2] * dz[..., None], pitch
 
 
 SOLE_SAMPLES = 16  # footprint points a sole on rough ground is checked against

@@ -318,9 +318,10 @@ def test_the_controllers_roll_is_the_walkers(seed, stance, s, u, heading, slope)
     xy = rng.uniform(-1, 1, 2)
     pitch = sole_pitch(stance, s if stance else 0.0, 0.0 if stance else u)
     feet = np.array([[[*xy, 0.3], [*xy, 0.3]]])
-    rolled, _, _ = w._roll_soles(feet, np.array([heading]), np.array([[stance] * 2]),
-                                 np.array([[s if stance else 0.0] * 2]),
-                                 np.array([[0.0 if stance else u] * 2]))  # fmt: skip
+    rolled, _ = w._roll_soles(feet, np.array([heading]), np.array([[stance] * 2]),
+                              np.array([[s if stance else 0.0] * 2]),
+                              np.array([[0.0 if stance else u] * 2]),
+                              w.sole_ground(feet[..., :2])[1])  # fmt: skip
     got = np.array(drv.offset(0, pitch, heading, *xy))
     assert np.allclose(feet[0, 0] + got, rolled[0, 0], atol=1e-12)
 
