@@ -34,11 +34,14 @@ class UpperTally:
     """Per-step records of one episode and its latest figures (``values``).
 
     ``cycle_steps``: control steps per gait cycle; ``mass``: the robot's (kg);
-    ``kinematic``: a placed body (no free moment)."""
+    ``kinematic``: a placed body (no free moment); ``momentum``: turns a series of the
+    readings' ``momentum_z`` into values (the robot's ``momentum_series``; default: they
+    are values already)."""
 
     def __init__(self, *, mass: float, cycle_steps: float, torso: bool, head: bool,
-                 kinematic: bool = False):  # fmt: skip
+                 kinematic: bool = False, momentum=None):  # fmt: skip
         self.mass, self.cycle_steps, self.kinematic = float(mass), float(cycle_steps), kinematic
+        self._momentum = momentum
         self.every = max(1, round(cycle_steps))
         self.torso, self.head = torso, head
         self.keys = figure_keys(torso, head)
@@ -85,7 +88,10 @@ class UpperTally:
         for k, rows in self._rows.items():
             if not rows:
                 continue
-            new = np.asarray(rows, dtype=float)
+            if k == "momentum_z" and self._momentum is not None:
+                new = self._momentum(rows)
+            else:
+                new = np.asarray(rows, dtype=float)
             old = self._arrays.get(k)
             self._arrays[k] = new if old is None else np.concatenate([old, new])
             rows.clear()

@@ -456,7 +456,7 @@ class WalkEnv(gym.Env):
             mass=self.mass, cycle_steps=kin.cycle / kin.nominal_speed / ctl.dt,
             torso=ug is not None and ug.torso is not None,
             head=ug is not None and ug.head is not None,
-            kinematic=self.config.body == "kinematic",
+            kinematic=self.config.body == "kinematic", momentum=ctl.robot.momentum_series,
         )  # fmt: skip
 
     def _scenario(self, params: dict) -> Scenario:

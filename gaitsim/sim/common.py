@@ -174,6 +174,12 @@ class RobotBase:
         v = np.zeros_like(q) if velocities is None else self._shaped(velocities, "v").ravel()
         self.command_joint_list(q.tolist(), v.tolist(), kp.tolist(), force.tolist(), kd.tolist())
 
+    def momentum_series(self, readings) -> np.ndarray:
+        """The angular momenta (T,) of a series of ``sense()``'s ``momentum_z`` readings
+        (this engine reads the value itself; PyBullet's robot works it out from raw
+        frames)."""
+        return np.asarray(readings, dtype=float).reshape(len(readings))
+
     def command_torques(self, tau) -> None:
         """Hold joint torques ``tau`` (L, 3) on top of the motors (see
         ``command_torque_list``); release_joints() first for torques alone."""

@@ -759,7 +759,7 @@ class GaitController:
         yaw_rate = wrap(heading2 - heading) / self.dt  # the reference's, over the step
         for k in range(1, n + 1):
             if loop and k > 1:
-                self.upper.hold(*self.robot.base_pose(), self.world.dt)
+                self.upper.hold(*self.robot.base_pose_floats(), self.world.dt)
             if body == "free":
                 self.world.step(1)
                 continue
@@ -811,7 +811,15 @@ class GaitController:
 
     # ------------------------------------------------------------------ results
     def arrays(self) -> dict[str, np.ndarray]:
-        rec = self.record.arrays()
+        data = self.record.data
+        raw = data.pop("momentum_z", None)  # the engine's raw readings: values below
+        try:
+            rec = self.record.arrays()
+        finally:
+            if raw is not None:
+                data["momentum_z"] = raw
+        if raw is not None:
+            rec["momentum_z"] = self.robot.momentum_series(raw)
         T, L = len(rec["t"]), self.n_legs
         rec["torque"] = rec["torque"].reshape(T, L, 3)
         rec["joint_vel"] = rec["joint_vel"].reshape(T, L, 3)

@@ -662,6 +662,11 @@ class MujocoRobot(RobotBase):
         w, x, y, z = d.qpos[3:7]
         return d.qpos[:3].copy(), np.array([x, y, z, w])
 
+    def base_pose_floats(self) -> tuple[tuple, tuple]:
+        """``base_pose`` as tuples of Python floats (the loops run every substep)."""
+        pos, quat = self.base_pose()
+        return tuple(pos.tolist()), tuple(quat.tolist())
+
     def base_velocity(self) -> tuple[np.ndarray, np.ndarray]:
         """World linear (3,) and angular (3,) velocity of the base."""
         d = self.data

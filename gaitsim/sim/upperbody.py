@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..upper import hip_twist, neck_angles_at, upper_joints
-from .reference import rot_from_quat, wrap, yaw_of
+from .reference import wrap, yaw_of
 
 
 class UpperBodyDriver:
@@ -107,7 +107,7 @@ class UpperBodyDriver:
         - the head: the neck base's height is low-passed over a gait cycle, the neck
           pitches to cancel ``gaze_gain`` of its deviation, the head stays level.
         """
-        q, r = self._q, rot_from_quat(quaternion)  # row-major body-to-world
+        q = self._q
         waist = 0.0
         if self._twisting:  # the hips' yaw about their own mean heading over a gait cycle
             yaw = yaw_of(quaternion)
@@ -117,10 +117,14 @@ class UpperBodyDriver:
             hips = wrap(yaw - self._hips_mean)
             waist = q[0] = min(max(self._chest - hips, self._wlo), self._whi)
         if self._head is not None and self.walker.gaze == "stabilised":
+            x, y, z, w = quaternion  # the body's rotation's bottom row (z of each axis)
+            r = (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
             self._hold_head(q, r, position, waist, dt)
         self.robot.command_upper(q, self._v)
 
     def _hold_head(self, q, r, position, waist: float, dt: float) -> None:
+        """The neck's and head's pitch for the body at ``position`` whose rotation's bottom
+        row is ``r`` (the world z of the body's x, y and z axes)."""
         h, k = self._head, self._k_neck
         mount = self._mount
         if self.ug.torso is not None:  # the mount turns with the chest about the waist
@@ -128,11 +132,11 @@ class UpperBodyDriver:
             c, sn = math.cos(waist), math.sin(waist)
             dx, dy = mount[0] - o[0], mount[1] - o[1]
             mount = (o[0] + c * dx - sn * dy, o[1] + sn * dx + c * dy, mount[2])
-        z = position[2] + r[6] * mount[0] + r[7] * mount[1] + r[8] * mount[2]
+        z = position[2] + r[0] * mount[0] + r[1] * mount[1] + r[2] * mount[2]
         if self._mean_z is None:
             self._mean_z = z
         self._mean_z += min(dt / self._tau, 1.0) * (z - self._mean_z)
-        pitch = math.asin(max(-1.0, min(1.0, -r[6])))  # the body's, + nose down
+        pitch = math.asin(max(-1.0, min(1.0, -r[0])))  # the body's, + nose down
         neck_p, head_p = neck_angles_at(h, -h.gaze_gain * (z - self._mean_z), pitch)
         lo, hi = self._lo, self._hi  # the joints' limits (min/max: np.clip's numbers)
         q[k] = min(max(q[k], lo[0]), hi[0])
