@@ -916,8 +916,8 @@ def _upper_args(p) -> None:
         action="store_true",
         help="on a slope, lean the body from upright (forward by half a downhill slope, "
         "back by a quarter of an uphill one) and step faster the further it leans "
-        "forward (the second seed's lean); default: no lean. On flat ground it changes "
-        "nothing",
+        "forward (the second seed's lean); default: no lean (a biped holds its trunk "
+        "level, other walkers tilt with the ground). On flat ground it changes nothing",
     )
 
 

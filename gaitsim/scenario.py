@@ -240,7 +240,8 @@ class Scenario:
     twist against each other), ``gaze`` stabilised (the head cancels the body's bob and
     looks along the path ahead) or fixed; ``lean``: on a slope the body leans from upright
     as the second seed's does, with its faster step downhill (the Walker's ``lean=
-    "upright"``). ``walker_options``: further Walker keywords (the swing profile is
+    "upright"``; off: the walker's default attitude, level for a biped, tilted with the
+    ground for others). ``walker_options``: further Walker keywords (the swing profile is
     ``swing``, the modes above are their fields: giving them here is an error)."""
 
     entry: Entry

@@ -213,12 +213,15 @@ def _limit_walkers(entry: Entry):
         yield Walker(entry, speed_scale=s), s == top
         yield Walker(entry, path=Arc(LIMIT_ARC_RADIUS), speed_scale=s), s == top
         yield Walker(entry, path=Arc(-LIMIT_ARC_RADIUS), speed_scale=s), s == top
+        # the upright and level bodies (the second seed's lean, a biped's default) only for
+        # two legs: a long body held level on a steep slope would widen a quadruped's knees
+        # past straight
+        leans = (False, "ground") + (("upright", "level") if entry.gait.n_legs <= 2 else ())
         for slope in (up, down):
-            # the upright lean (the second seed's, a biped's) only for two legs: a long
-            # body held level on a steep slope would widen a quadruped's knees past straight
-            for lean in (False, "ground") + (("upright",) if entry.gait.n_legs <= 2 else ()):
+            for lean in leans:
                 yield Walker(entry, slope, speed_scale=s, lean=lean), False
-        yield Walker(entry, rough, speed_scale=s), False
+        for lean in (False, "level") if entry.gait.n_legs <= 2 else (False,):
+            yield Walker(entry, rough, speed_scale=s, lean=lean), False
 
 
 @lru_cache(maxsize=128)

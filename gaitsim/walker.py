@@ -40,19 +40,33 @@ from .upper import ARM_MODES, GAZE_MODES, hip_twist, upper_geometry, upper_joint
 MODES = ("planted", "body")
 BIPED_ROLL = math.radians(3.0)  # default roll over the stance leg for two-legged walkers
 LEAN_DOWNHILL, LEAN_UPHILL = 0.5, 0.25  # the second seed's lean gains (share of the slope)
-LEANS = (False, "ground", "upright")  # off; from the ground's normal; from upright (the seed)
+# off (tilted with the ground); the seed's lean from the ground's normal; the seed's lean from
+# upright; upright without a lean (a biped's default: ``default_lean``)
+LEANS = (False, "ground", "upright", "level")
 CADENCE_PER_DEG = 0.06 / 1.6  # upright lean: the step rate rises by this share per degree
 # of forward lean (the second seed: +0.06 Hz per degree at 1.6 Hz)
 
 
-def lean_mode(lean) -> str | bool:
-    """A ``lean`` option as one of LEANS (True means "ground", the older spelling)."""
+def default_lean(gait) -> str | bool:
+    """The body's attitude on a slope unless one is asked for: ``"level"`` for two legs, a
+    trunk held upright in the world as people hold theirs (tilted with an uphill slope it
+    sits back over the heels: the free mechanic fell going up 5 deg, and walks it level);
+    off (tilted with the ground under the feet) for every other walker, whose body spans
+    its feet."""
+    return "level" if gait.n_legs == 2 else False
+
+
+def lean_mode(lean, gait=None) -> str | bool:
+    """A ``lean`` option as one of LEANS (True means "ground", the older spelling; None:
+    ``default_lean`` of ``gait``, or off without one)."""
+    if lean is None:
+        return default_lean(gait) if gait is not None else False
     if lean is True:
         return "ground"
-    if lean in (False, None, "off"):
+    if lean in (False, "off"):
         return False
     if lean not in LEANS:
-        raise ValueError(f"lean must be off, ground or upright, got {lean!r}")
+        raise ValueError(f"lean must be off, ground, upright or level, got {lean!r}")
     return lean
 
 
@@ -155,7 +169,7 @@ class Walker:
         *,
         mode: str = "planted",
         swing: str = "sine",
-        lean: bool | str = False,
+        lean: bool | str | None = None,
         roll: float | None = None,
         sway: float = 0.0,
         arms: str = "swing",
@@ -175,7 +189,7 @@ class Walker:
         self.speed_scale = float(speed_scale)
         self.mode = mode
         self.swing = swing
-        self.lean = lean_mode(lean)
+        self.lean = lean_mode(lean, self.gait)
         self.cadence = lean_cadence(self.terrain, self.lean)  # the upright lean's step rate
         if not (math.isfinite(sway) and 0.0 <= sway <= 1.5):
             raise ValueError(f"sway must be a share between 0 and 1.5, got {sway!r}")
@@ -344,10 +358,11 @@ class Walker:
         yx, yy, yz = zy * xz - zz * xy, zz * xx - zx * xz, zx * xy - zy * xx  # z cross x
         R = np.stack([xx, yx, zx, xy, yy, zy, xz, yz, zz], axis=-1).reshape(*c.shape, 3, 3)
         pitch = np.zeros(heading.shape)
-        if self.lean:
+        if self.lean in ("ground", "upright"):
             slope = np.arctan2(xz, np.hypot(xx, xy))  # ground pitch, + uphill
             pitch = lean_pitch(slope)  # nose down going downhill, back going uphill
-        if self.lean == "upright":  # the seed's lean is from upright: level the frame
+        # the seed's lean is from upright, and a level body is upright: level the frame
+        if self.lean == "upright" or (self.lean == "level" and not self._level):
             z0 = np.zeros(c.shape)
             R = np.stack([c, -s, z0, s, c, z0, z0, z0, np.ones(c.shape)],
                          axis=-1).reshape(*c.shape, 3, 3)  # fmt: skip
@@ -357,7 +372,7 @@ class Walker:
             roll = -self.roll * np.sum(self._side * w, axis=-1)  # lean over the stance foot
         if twist is not None:
             R = R @ _rot_z(twist)
-        if self.lean or self.roll:
+        if self.lean in ("ground", "upright") or self.roll:
             R = R @ _rot_y(pitch) @ _rot_x(roll)
         return R
 

@@ -145,16 +145,51 @@ def test_heading_follows_the_path():
 
 def test_slope_lean_option():
     down = Slope.from_degrees(-14.0)
-    plain = Walker("mechanic", down).pose_at(1.0)
+    plain = Walker("mechanic", down, lean=False).pose_at(1.0)  # tilted with the ground
     lean = Walker("mechanic", down, lean=True).pose_at(1.0)
     nose = lambda p: -math.degrees(math.asin(p.body_rotation[2, 0]))  # noqa: E731
     # the seed: on a 14 degree downhill the body leans a further 7 degrees forward
     assert nose(lean) - nose(plain) == pytest.approx(7.0, abs=0.05)
     up = Slope.from_degrees(10.0)
     back = nose(Walker("mechanic", up, lean=True).pose_at(1.0)) - nose(
-        Walker("mechanic", up).pose_at(1.0)
+        Walker("mechanic", up, lean=False).pose_at(1.0)
     )
     assert back == pytest.approx(-2.5, abs=0.05)
+
+
+@pytest.mark.parametrize("deg", [-10.0, 5.0, 14.0])
+def test_a_biped_holds_its_trunk_level_on_a_slope(deg):
+    """A biped's default body attitude on a slope is level (its z axis straight up, its x
+    axis along the heading, apart from its roll over the stance leg); off, it tilts with
+    the ground; a quadruped's default still tilts with the ground."""
+    slope = Slope.from_degrees(deg)
+    d = np.linspace(0.0, 2.0, 41)
+    biped = Walker("mechanic", slope, roll=0.0)
+    assert biped.lean == "level"
+    r = biped.pose_at(d).body_rotation
+    assert np.allclose(r[:, :, 2], [0.0, 0.0, 1.0], atol=1e-12)
+    assert np.allclose(r[:, 2, 0], 0.0, atol=1e-12)  # no pitch: the nose level
+    tilted = Walker("mechanic", slope, roll=0.0, lean=False).pose_at(d).body_rotation
+    # (the ground's normal is its gradient smoothed over the feet: 9.97 deg of a 10 deg slope)
+    assert np.degrees(np.arcsin(tilted[:, 2, 0])) == pytest.approx(np.full(41, deg), abs=0.05)
+    fox = Walker("fox", slope)
+    assert fox.lean is False
+    z = fox.pose_at(1.0).body_rotation[:, 2]
+    assert math.degrees(math.acos(z[2])) == pytest.approx(abs(deg), abs=0.05)
+
+
+def test_a_level_trunk_on_flat_ground_is_the_plain_pose_bit_for_bit():
+    """On level ground "level" changes no number: the built-in bipeds' flat-ground runs are
+    those they walked with the body tilted with the (level) ground."""
+    d = np.linspace(0.0, 3.0, 61)
+    a, b = Walker("mechanic").pose_at(d), Walker("mechanic", lean=False).pose_at(d)
+    for field in ("body_position", "body_rotation", "joints", "feet"):
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field
+
+
+def test_an_unknown_lean_names_the_choices():
+    with pytest.raises(ValueError, match="off, ground, upright or level"):
+        Walker("mechanic", lean="forward")
 
 
 def test_biped_rolls_over_its_stance_leg():
