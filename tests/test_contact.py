@@ -220,3 +220,57 @@ def test_a_stretched_hind_leg_is_not_held_out_of_reach():
 def test_early_hold_is_a_share_of_the_swing():
     with pytest.raises(ValueError, match="early_hold"):
         ControlConfig(early_hold=1.5)
+
+
+def _follow(walker, **config):
+    entry = resolve_entry(walker)
+    with World() as world:
+        robot = Robot(world, entry)
+        kin = Walker(entry, **physics_walker_options())
+        return GaitController(world, robot, kin, ControlConfig(**config))._follow
+
+
+def test_which_walkers_follow_their_footholds():
+    """The body follows its stance feet's placement only where the gait stands on a line of
+    point feet long enough, after a multi-foot phase long enough, that the legs' pull back
+    to the reference would let the drift grow from step to step: the hound's trot, and
+    generated seed 54's (0.416 s of a 1.152 s cycle on each diagonal at 0.268 m: G =
+    e^2.66 = 14.3; after 0.160 s on four feet, pulled at kp 0.05 x 240 Hz: R = 1 - e^(-1.92)
+    = 0.853; 1 - 1 / (R G) = 0.918). The fox's walk, the six- and eight-legged walkers and
+    the bipeds on soles keep the old tracking exactly (0)."""
+    from gaitsim.generate import random_entry
+
+    for name in ("fox", "horn_beetle", "spider_bot", "mechanic", "raptor"):
+        assert _follow(name) == 0.0, name
+    assert 0.5 < _follow("hound") < 0.6
+    assert _follow(random_entry(54)) == pytest.approx(0.918, abs=2e-3)
+    assert _follow("hound", track_gain=0.0) == 0.0  # no pull back: nothing to undo
+    assert _follow("fox", foothold_follow=0.5) == 0.5  # the config's share wins
+    assert _follow("hound", foothold_follow=0.0) == 0.0
+
+
+def test_foothold_follow_must_be_a_share():
+    for bad in (-0.1, 1.5, math.nan):
+        with pytest.raises(ValueError, match="foothold_follow"):
+            ControlConfig(foothold_follow=bad)
+
+
+def test_the_foothold_offset_by_hand():
+    """Stance feet 2 cm and 0 cm ahead of their planned landing, at 0.25 and 0.75 of their
+    stances: the offset is their mean weighted by the stance left (0.75 and 0.25, each plus
+    FOLLOW_WEIGHT_FLOOR); swing feet do not count."""
+    from gaitsim.sim.controller import FOLLOW_WEIGHT_FLOOR
+
+    entry = resolve_entry("hound")
+    with World() as world:
+        robot = Robot(world, entry)
+        ctl = GaitController(world, robot, Walker(entry, **physics_walker_options()))
+        plan = ctl.planner
+        plan.stance = [True, True, False, False]
+        plan.stance_progress = [0.25, 0.75, 0.0, 0.0]
+        plan.land_at = [(0.1, 0.1, 0.0), (0.3, -0.1, 0.0), (9.0, 9.0, 0.0), (9.0, 9.0, 0.0)]
+        plan.plant = [(0.12, 0.1, 0.0), (0.3, -0.1, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)]
+        ox, oy = ctl._foothold_offset()
+    w0, w1 = 0.75 + FOLLOW_WEIGHT_FLOOR, 0.25 + FOLLOW_WEIGHT_FLOOR
+    assert ox == pytest.approx(0.02 * w0 / (w0 + w1))
+    assert oy == pytest.approx(0.0)

@@ -119,3 +119,57 @@ def test_shares_are_a_partition_and_balance_when_they_can(feet):
         mx = sum(s * x for s, (x, _) in zip(shares, arms, strict=True))
         my = sum(s * y for s, (_, y) in zip(shares, arms, strict=True))
         assert abs(mx) < 1e-4 and abs(my) < 1e-4
+
+
+# ---------------------------------------------------------------------------- the line
+# support and the share of a placement the body follows (``line_support``,
+# ``foothold_follow``)
+
+
+def test_a_trots_line_support_by_hand():
+    # legs at phases 0 and 0.5, duty 0.64: all four feet down for u in [0, 0.14) and
+    # [0.5, 0.64), a diagonal pair alone for [0.14, 0.5) and [0.64, 1): 0.36 of the cycle
+    # on a line, after 0.14 on four feet
+    from gaitsim.sim.stance import SUPPORT_SAMPLES, line_support
+
+    line, before = line_support([0.5, 0.0, 0.0, 0.5], 0.64, 2.0)
+    tol = 2.0 * 2.0 / SUPPORT_SAMPLES
+    assert line == pytest.approx(0.36 * 2.0, abs=tol)
+    assert before == pytest.approx(0.14 * 2.0, abs=tol)
+
+
+def test_line_support_of_walks_bipeds_and_standing():
+    from gaitsim.sim.stance import line_support
+
+    # a wave of eight legs at duty 0.65: at least five feet always down
+    assert line_support([k / 8 for k in range(8)], 0.65, 1.0) == (0.0, 1.0)
+    # a biped: never three feet down
+    assert line_support([0.0, 0.5], 0.6, 0.8) == (0.8, 0.0)
+    # a quadruped walk at duty 0.7 (lateral sequence 0, 0.5, 0.25, 0.75): two feet down
+    # while two consecutive swings overlap, 0.05 of the cycle, after 0.2 on three
+    line, before = line_support([0.0, 0.5, 0.25, 0.75], 0.7, 1.0)
+    assert line == pytest.approx(0.05, abs=2.0 / 720)
+    assert before == pytest.approx(0.20, abs=2.0 / 720)
+
+
+def test_foothold_follow_by_hand():
+    from gaitsim.sim.stance import foothold_follow
+
+    # 0.36 s on a line at a standing height of 0.25 m: omega T = 0.36 sqrt(9.81 / 0.25)
+    # = 2.2551, a drift grows G = e^2.2551 = 9.536 times; 0.14 s of pull at a time
+    # constant of 1/12 s pulls R = 1 - e^(-1.68) = 0.8136 of the way back; the body keeps
+    # 1 - 1 / (R G) = 1 - 1 / 7.758 = 0.8711
+    assert foothold_follow(0.36, 0.14, 0.25, 1.0 / 12.0) == pytest.approx(0.8711, abs=1e-4)
+    growth = math.exp(0.36 * math.sqrt(9.81 / 0.25))
+    pulled = 1.0 - math.exp(-0.14 * 12.0)
+    assert foothold_follow(0.36, 0.14, 0.25, 1.0 / 12.0) == pytest.approx(
+        1.0 - 1.0 / (growth * pulled))
+    # where R G <= 1 the old tracking keeps enough: 0
+    assert foothold_follow(0.01, 0.2, 0.25, 1.0 / 12.0) == 0.0  # G 1.065, R 0.909
+    # (0.05 s on the line: G = 1.368, R G = 1.244, the body keeps 1 - 1 / 1.244 = 0.196)
+    assert foothold_follow(0.05, 0.2, 0.25, 1.0 / 12.0) == pytest.approx(0.196, abs=1e-3)
+    assert foothold_follow(0.36, 0.005, 0.25, 1.0 / 12.0) == 0.0  # R 0.058
+    # no line, no multi-foot phase, no pull: 0
+    assert foothold_follow(0.0, 0.5, 0.25, 1.0 / 12.0) == 0.0
+    assert foothold_follow(0.5, 0.0, 0.25, 1.0 / 12.0) == 0.0
+    assert foothold_follow(0.5, 0.5, 0.25, math.inf) == 0.0

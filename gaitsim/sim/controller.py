@@ -17,7 +17,10 @@ Each control step:
    before it moves on (``_hold_early``, ``_lift_first``);
 3. every leg is solved by IK against two bodies: the *virtual* body (the measured x, y and
    yaw pulled to the reference, with the reference's height, roll and pitch: stance legs
-   solved against it push the body along its path) and the *measured* body (swing legs
+   solved against it push the body along its path; where the gait stands long on a line
+   of point feet, a trot's diagonal, the reference is first moved by a share of how far
+   the stance feet landed from the plan, ``_foothold_offset``, so the legs do not pull the
+   body off the line that placement chose for it) and the *measured* body (swing legs
    solved against it, where its velocity carries it during the period, clear the ground
    and land on time whatever the body's pose). A stance
    leg blends from the measured to the virtual body over the load ramp after touchdown
@@ -45,7 +48,7 @@ import numpy as np
 
 from ..footplan import FootPlanner, Steering
 from ..gait import smooth01
-from ..geometry import FOOT_PAD_SINK
+from ..geometry import FOOT_PAD_SINK, PHYSICS_HZ
 from ..ik import ScalarLeg
 from ..walker import Walker
 from . import stance as load
@@ -72,6 +75,7 @@ BODY_MODES = ("free", "assist", "kinematic")
 PLANT_LOCKS = ("measured", "planned")
 LIFT_FIRST_UNTIL = 0.5  # a foot still down after lift-off is held in x, y at most this
 # share of its swing (``_lift_first``)
+FOLLOW_WEIGHT_FLOOR = 1e-3  # a foot about to lift still weighs this in ``_foothold_offset``
 SWING_PREDICTION_FADE = (0.8, 0.2)  # swing legs stop seeing the body where its velocity
 # carries it from this share of the swing, over this share (to touchdown; ``_swing_body``)
 
@@ -106,6 +110,10 @@ class ControlConfig:
     # most all of it: ``geometry.FOOT_PAD_SINK`` x min(1 / duty, legs)), so a loaded sole
     # is held where its pad settles
     track_gain: float = 1.0  # share of the x, y, yaw error to the reference closed per step
+    foothold_follow: float | None = None  # share of the stance feet's placement offset the
+    # body is tracked to (x, y: the reference moved with the feet); None: derived from how
+    # long the gait stands on a line of point feet and how far the legs pull the body back
+    # before it (``stance.foothold_follow``), 0 on soles
     sole_track_gain: float = 0.5  # ... for walkers on soles (replaces track_gain): a sole's
     # ankle cannot push the body back onto its reference at once without rolling the sole
     # onto its heel, so foot placement closes the rest over the following steps
@@ -148,6 +156,9 @@ class ControlConfig:
                 raise ValueError(f"{name} must be a positive number, got {v!r}")
         if self.preload is not None and not (math.isfinite(self.preload) and self.preload >= 0):
             raise ValueError(f"preload must be a number >= 0 or None, got {self.preload!r}")
+        f = self.foothold_follow
+        if f is not None and not (math.isfinite(f) and 0 <= f <= 1):
+            raise ValueError(f"foothold_follow is a share in [0, 1] or None, got {f!r}")
         for name in ("capture_gain", "step_width", "ankle_cop", "odometry_floor",
                      "odometry_lead", "attitude_gain", "attitude_damping", "motor_floor",
                      "reach_speed"):  # fmt: skip
@@ -218,6 +229,7 @@ class GaitController:
         self.planner = FootPlanner(walker, self.steering)
         self._stand_h = self.geo.standing_height
         self._fall_time = math.sqrt(self._stand_h / load.GRAVITY)  # 1 / omega, seconds
+        self._follow = self._follow_share(walker)
         self._weight = robot.mass * load.GRAVITY
         swing_time = (1.0 - self.gait.duty) * self._cycle / self.speed
         # a late foot reaches on down at reach_speed times the swing's mean descent speed
@@ -237,6 +249,23 @@ class GaitController:
         self.soles = SoleDriver(walker, robot) if walker.soles is not None else None
         self._yawing_soles = walker.soles is not None and any(q.yaws for q in walker.soles)
         self.reset(start)
+
+    def _follow_share(self, walker: Walker) -> float:
+        """``ControlConfig.foothold_follow``, or the gait's own (``stance.foothold_follow``
+        over its longest stand on fewer than three point feet; 0 on soles, whose support is
+        an area)."""
+        if self.config.foothold_follow is not None:
+            return float(self.config.foothold_follow)
+        if walker.soles is not None:
+            return 0.0
+        gait, cfg = self.gait, self.config
+        period = self._cycle / self.speed
+        line, before = load.line_support([leg.phase for leg in gait.legs], gait.duty, period)
+        # the stance legs' pull to the reference: their motors close kp (x track_gain) of
+        # an error per step at PHYSICS_HZ (``sim.common.gain_scale`` keeps that per second)
+        rate = PHYSICS_HZ * cfg.kp * cfg.track_gain
+        return load.foothold_follow(line, before, self._stand_h,
+                                    1.0 / rate if rate > 0.0 else math.inf)  # fmt: skip
 
     # ------------------------------------------------------------------ set-up
     def reset(self, start: float = 0.0) -> None:
@@ -502,6 +531,9 @@ class GaitController:
         a = cfg.track_gain if self.soles is None else cfg.sole_track_gain
         mx, my = sensed.position[0], sensed.position[1]
         myaw = self._last_yaw
+        if self._follow > 0.0:  # the reference moved with where the stance feet stand
+            ox, oy = self._foothold_offset()
+            pos = (pos[0] + self._follow * ox, pos[1] + self._follow * oy, pos[2])
         x = mx + a * (pos[0] - mx)
         y = my + a * (pos[1] - my)
         # an ankle that turns (``yaw_pitch_roll``) leaves the body's yaw to the legs, so they
@@ -510,6 +542,23 @@ class GaitController:
         a_yaw = cfg.track_gain if self._yawing_soles else a
         dyaw = a_yaw * wrap(heading - myaw) + wrap(myaw - heading)  # yaw_v - heading
         return (x, y, pos[2]), yawed(rot, math.cos(dyaw), math.sin(dyaw))
+
+    def _foothold_offset(self) -> tuple[float, float]:
+        """How far (x, y) the stance feet stand from where the plan put them (a landed
+        foot: from its planned landing point, so the capture point's placement and the
+        touchdown's own error), weighted by each foot's remaining share of its stance:
+        over a trot's four-foot phase the body is handed to the pair that lands, whose line
+        carries it next. (0, 0) with no foot down."""
+        plan = self.planner
+        total = sx = sy = 0.0
+        for st, u, (px, py, _), (qx, qy, _) in zip(plan.stance, plan.stance_progress,
+                                                   plan.plant, plan.land_at, strict=True):
+            if st:  # fmt: skip
+                w = 1.0 - u + FOLLOW_WEIGHT_FLOOR
+                total += w
+                sx += w * (px - qx)
+                sy += w * (py - qy)
+        return (sx / total, sy / total) if total > 0.0 else (0.0, 0.0)
 
     def _solve_legs(self, sensed, mrot, ref, ref2, targets, ahead, events):
         """Joint targets for the end of the period, their velocity feedforward and the reach

@@ -15,12 +15,18 @@ foot nor slide it:
 - ``attitude_arms``: that moment per unit weight, from the body's tilt and tilt rate;
 - ``stiffness_blend``: where the centre of mass is outside the support polygon (two feet,
   or a trot's diagonal) vertical forces cannot balance it; the legs then hold the body
-  stiffly and balance is left to where the swing feet land.
+  stiffly and balance is left to where the swing feet land;
+- ``line_support`` and ``foothold_follow``: how long the gait stands on fewer than three
+  point feet (a line or a point, about which the legs cannot right the body) and on more
+  before it, and from that the share of a placement correction the stance legs keep the
+  body to.
 """
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from ..gait import smooth01
 from ..geometry import GRAVITY
@@ -139,3 +145,52 @@ def stiffness_blend(margin: float, band: float) -> float:
         return 1.0
     u = 0.5 - margin / band if band > 0 else (1.0 if margin <= 0 else 0.0)
     return 0.0 if u < 0.0 else (1.0 if u > 1.0 else u)
+
+
+LINE_SUPPORT_FEET = 3  # fewer point feet than this stand on a line (or a point)
+SUPPORT_SAMPLES = 720  # samples per gait cycle for ``line_support``
+
+
+def line_support(phases, duty: float, period: float,
+                 samples: int = SUPPORT_SAMPLES) -> tuple[float, float]:  # fmt: skip
+    """(line, before): the longest stretch (s) of a gait cycle of ``period`` seconds in
+    which fewer than three feet are down (legs at cycle ``phases``, each down for the first
+    ``duty`` of its cycle: a trot's diagonal pair, a biped's single support), and the
+    stretch with three or more down just before it (a trot's four-foot phase). (0, period)
+    if three or more are always down; (period, 0) if never."""
+    u = np.arange(samples) / samples
+    down = np.zeros(samples, dtype=int)
+    for phase in phases:
+        down += ((u + phase) % 1.0) < duty
+    weak = down < LINE_SUPPORT_FEET
+    if not weak.any() or weak.all():
+        return (period, 0.0) if weak.all() else (0.0, period)
+    weak = np.roll(weak, -int(np.argmax(weak)))  # start on a line stretch: none wraps
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], weak.astype(int), [0]))))
+    starts, ends = edges[::2], edges[1::2]
+    k = int(np.argmax(ends - starts))
+    before = starts[k] - (ends[k - 1] if k > 0 else ends[-1] - samples)
+    return float(ends[k] - starts[k]) / samples * period, float(before) / samples * period
+
+
+def foothold_follow(line: float, before: float, height: float, pull_time: float) -> float:
+    """The share of its stance feet's placement offset that the stance legs keep the body
+    to, for a gait that stands ``line`` seconds on a line of point feet after ``before``
+    seconds on three or more, at a standing ``height``, whose stance legs pull the body to
+    its reference with the time constant ``pull_time`` (s); 0: they pull it back in full.
+
+    On a line of point feet no leg can right a drift across the line: the body's offset
+    from it grows like the inverted pendulum's, G = e^(omega line) (omega = sqrt(g /
+    ``height``)). Swing feet land under the capture point, a whole drift away from the
+    plan; legs that pull the body back to the reference over the multi-foot phase (the
+    share R = 1 - e^(-before / pull_time) of the way) leave it that far off its new line.
+    In a one-dimensional model the placement error is multiplied by 1 - R (1 - f) G each
+    step, f the share of the offset the body keeps: with f = 0 it grows step after step
+    where R G > 2. The legs keep f = 1 - 1 / (R G), so that R (1 - f) G = 1: what the
+    pull leaves, grown over the next line phase, is the whole error, and the next
+    placement cancels it (0 where R G <= 1: the old tracking already keeps enough)."""
+    if line <= 0.0 or before <= 0.0 or not pull_time > 0.0:
+        return 0.0
+    growth = math.exp(line * math.sqrt(GRAVITY / height))
+    pulled = 1.0 - math.exp(-before / pull_time) if math.isfinite(pull_time) else 0.0
+    return max(0.0, 1.0 - 1.0 / (growth * pulled)) if pulled > 0.0 else 0.0
