@@ -227,6 +227,19 @@ def foot_pad(geo: Geometry, n_feet: int | None = None) -> tuple[float, float]:
     return k, FOOT_PAD_DAMPING * 2.0 * math.sqrt(k * m)
 
 
+def pad_shortfall(geo: Geometry) -> float:
+    """How much shallower a sphere foot's pad is than its legs' proportions ask, as a share
+    of its own depth: ``FOOT_RADIUS_FRACTION`` x the shortest shin / the foot radius - 1,
+    at least 0. A pad sinks FOOT_PAD_SINK of its radius, and the default radius is that
+    share of the shin, so the pad's depth keeps pace with the leg and with the leg's own
+    millimetre errors; the radius is capped at 3 cm, and a capped foot on a long shin
+    has a pad too shallow for its leg (generated walker 87: a 3 cm foot on a 53 cm shin,
+    shortfall 1.13; every built-in walker: 0). ``GaitController`` presses such a foot in
+    by the depth it lacks (``ControlConfig.preload``)."""
+    want = FOOT_RADIUS_FRACTION * float(np.min(geo.chain.lower))
+    return max(want / geo.foot_radius - 1.0, 0.0)
+
+
 def unsprung_hz(geo: Geometry, n_feet: int | None = None) -> float:
     """The frequency (Hz) at which a foot and its shin, with no body weight on them (a
     foot that has just landed, before its load arrives), ring on the foot pad:
