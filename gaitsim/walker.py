@@ -43,6 +43,7 @@ LEAN_DOWNHILL, LEAN_UPHILL = 0.5, 0.25  # the second seed's lean gains (share of
 # off (tilted with the ground); the seed's lean from the ground's normal; the seed's lean from
 # upright; upright without a lean (a biped's default: ``default_lean``)
 LEANS = (False, "ground", "upright", "level")
+SEED_LEANS = ("ground", "upright")  # the leans that pitch the body by the seed's rule
 CADENCE_PER_DEG = 0.06 / 1.6  # upright lean: the step rate rises by this share per degree
 # of forward lean (the second seed: +0.06 Hz per degree at 1.6 Hz)
 
@@ -358,7 +359,7 @@ class Walker:
         yx, yy, yz = zy * xz - zz * xy, zz * xx - zx * xz, zx * xy - zy * xx  # z cross x
         R = np.stack([xx, yx, zx, xy, yy, zy, xz, yz, zz], axis=-1).reshape(*c.shape, 3, 3)
         pitch = np.zeros(heading.shape)
-        if self.lean in ("ground", "upright"):
+        if self.lean in SEED_LEANS:
             slope = np.arctan2(xz, np.hypot(xx, xy))  # ground pitch, + uphill
             pitch = lean_pitch(slope)  # nose down going downhill, back going uphill
         # the seed's lean is from upright, and a level body is upright: level the frame
@@ -372,7 +373,7 @@ class Walker:
             roll = -self.roll * np.sum(self._side * w, axis=-1)  # lean over the stance foot
         if twist is not None:
             R = R @ _rot_z(twist)
-        if self.lean in ("ground", "upright") or self.roll:
+        if self.lean in SEED_LEANS or self.roll:
             R = R @ _rot_y(pitch) @ _rot_x(roll)
         return R
 

@@ -877,15 +877,8 @@ class GaitController:
 
     # ------------------------------------------------------------------ results
     def arrays(self) -> dict[str, np.ndarray]:
-        data = self.record.data
-        raw = data.pop("momentum_z", None)  # the engine's raw readings: values below
-        try:
-            rec = self.record.arrays()
-        finally:
-            if raw is not None:
-                data["momentum_z"] = raw
-        if raw is not None:
-            rec["momentum_z"] = self.robot.momentum_series(raw)
+        # the momentum rows are the engine's raw readings
+        rec = self.record.arrays({"momentum_z": self.robot.momentum_series})
         T, L = len(rec["t"]), self.n_legs
         rec["torque"] = rec["torque"].reshape(T, L, 3)
         rec["joint_vel"] = rec["joint_vel"].reshape(T, L, 3)

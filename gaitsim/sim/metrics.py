@@ -299,8 +299,12 @@ class Recorder:
         for k, v in row.items():
             self.data.setdefault(k, []).append(v)
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        return {k: np.asarray(v) for k, v in self.data.items()}
+    def arrays(self, convert: dict | None = None) -> dict[str, np.ndarray]:
+        """Every recorded key as an array; ``convert`` maps a key to the function that
+        turns its list of rows into one (default ``np.asarray``: e.g. an engine's raw
+        readings, ``robot.momentum_series``)."""
+        convert = convert or {}
+        return {k: convert.get(k, np.asarray)(v) for k, v in self.data.items()}
 
     def __len__(self) -> int:
         return len(next(iter(self.data.values()), []))
