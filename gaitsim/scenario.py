@@ -87,15 +87,18 @@ def upper_walker_options(arms: str, twist: bool, gaze: str, lean: bool) -> dict:
 
 def split_upper_options(options: dict) -> tuple[dict, dict]:
     """Walker keywords split into (the other keywords, Scenario fields): arms, twist and
-    gaze always move to the fields, ``lean`` only when it is the upright lean (off: dropped;
-    the ground lean stays a Walker keyword). Values are checked by the Scenario."""
+    gaze always move to the fields, ``lean`` only when it is the upright lean (the
+    Scenario's ``lean=True``). Every other lean stays a Walker keyword, so it means what
+    it means to ``simulate()``: off (False) tilts any body with the ground, a biped's too,
+    and None is the walker's default (``walker.default_lean``). Values are checked by the
+    Scenario."""
     rest, fields = dict(options), {}
     for key in ("arms", "twist", "gaze"):
         if key in rest:
             value = rest.pop(key)
             fields[key] = switch(key, value) if key == "twist" else value
-    if "lean" in rest and rest["lean"] in ("upright", False, None, "off"):
-        fields["lean"] = rest.pop("lean") == "upright"
+    if rest.get("lean") == "upright":
+        fields["lean"] = bool(rest.pop("lean"))
     return rest, fields
 
 

@@ -336,7 +336,8 @@ def _check_base(base: dict, parameter: str, label: str) -> None:
             _check_walker_options(v, parameter, label, base.get("lean"))
 
 
-WALKER_LEANS = ("off", "ground", "upright")  # gaitsim.walker.lean_mode's words (or a bool)
+WALKER_LEANS = ("off", "ground", "upright", "level")  # gaitsim.walker.lean_mode's words
+# (or a bool)
 
 
 def _check_walker_options(options, parameter: str, label: str, lean=None) -> None:
@@ -367,10 +368,10 @@ def _check_walker_options(options, parameter: str, label: str, lean=None) -> Non
     v = options["lean"]
     if not (isinstance(v, bool) or (isinstance(v, str) and v in WALKER_LEANS)):
         raise SweepError(
-            f"{label}: [base] walker_options lean must be one of off, ground, upright "
+            f"{label}: [base] walker_options lean must be one of {', '.join(WALKER_LEANS)} "
             f"(or true / false), got {v!r}"
         )
-    if lean in (True, "upright") and v not in (False, "off", "upright"):
+    if lean in (True, "upright") and v != "upright":
         raise SweepError(
             f"{label}: [base] lean (upright) and walker_options lean ({v!r}) are two "
             "leans; give one"

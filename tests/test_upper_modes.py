@@ -14,7 +14,7 @@ from gymnasium.utils.env_checker import check_env, data_equivalence
 import gaitsim  # noqa: F401  (registers the env ids)
 from gaitsim import load_catalog
 from gaitsim.cli import build_parser, main
-from gaitsim.scenario import Scenario, ScenarioError, base_settings
+from gaitsim.scenario import Scenario, ScenarioError, base_settings, split_upper_options
 from gaitsim.sweep import METRICS, PARAMETERS, SweepError, cells, parse_sweep, write_csv
 
 NEW_FIGURES = ("yaw_moment_rms_nm", "yaw_moment_com_rms_nm", "hip_twist_deg",
@@ -95,6 +95,17 @@ def test_a_ground_lean_stays_a_walker_option():
     assert not sc.lean and sc.simulate_kwargs()["walker_options"]["lean"] == "ground"
 
 
+@pytest.mark.parametrize("lean", [False, "off", None, "level"])
+def test_a_walker_lean_means_the_same_through_a_scenario_as_to_simulate(lean):
+    # lean off tilts a biped with the ground in simulate(); a Scenario (and so a sweep or
+    # the env) must not turn it into the biped's default level trunk
+    sc = Scenario.make("mechanic", slope_deg=5.0, walker_options={"lean": lean})
+    assert sc.lean is False and sc.simulate_kwargs()["walker_options"]["lean"] == lean
+    rest, fields = split_upper_options({"lean": lean, "sway": 0.5})
+    assert rest == {"lean": lean, "sway": 0.5} and fields == {}
+    assert split_upper_options({"lean": "upright"}) == ({}, {"lean": True})
+
+
 def test_base_settings_take_modes_from_base_or_walker_options():
     options = {"gaze": "fixed", "arms": "anti", "sway": 0.5}
     kw = base_settings({"arms": "held", "twist": "off", "lean": True, "walker_options": options})
@@ -153,9 +164,11 @@ def test_modes_are_sweep_parameters(parameter, values, stored, field, fields):
           "base": {"walker_options": {"gaze": "x"}}}, r"walker_options gaze must be one of"),
         ({"parameter": "speed_scale", "values": [1.0],
           "base": {"walker_options": {"lean": "sideways"}}},
-         r"walker_options lean must be one of off, ground, upright"),
+         r"walker_options lean must be one of off, ground, upright, level"),
         ({"parameter": "speed_scale", "values": [1.0],
           "base": {"lean": True, "walker_options": {"lean": "ground"}}}, "two leans"),
+        ({"parameter": "speed_scale", "values": [1.0],
+          "base": {"lean": True, "walker_options": {"lean": "off"}}}, "two leans"),
     ],
 )  # fmt: skip
 def test_bad_mode_values_in_a_sweep_are_named(definition, message):
@@ -332,3 +345,13 @@ def test_a_gaze_sweep_writes_the_head_figures(tmp_path, capsys):
     for r in rows:
         assert float(r["head_bob_mm"]) >= 0 and float(r["hip_twist_deg"]) >= 0
         assert r["shoulder_twist_deg"] == "" and r["gaze_lead_s"] == ""  # no torso; straight
+
+
+def test_the_env_keeps_a_walker_lean_off_as_simulate_does():
+    # a biped's lean off is the Walker's, tilted with the ground; the env must not level it
+    env = _env("mechanic", walker_options={"lean": False})
+    assert env.unwrapped.walker_options["lean"] is False
+    env.close()
+    env = _env("mechanic")
+    assert "lean" not in env.unwrapped.walker_options  # the biped's default, level
+    env.close()
