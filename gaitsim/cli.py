@@ -339,6 +339,7 @@ def _walk_table(s) -> str:
     duty = s.duty_by_leg or []
     rows.append(["measured duty by leg", " ".join(_fmt(d, ".2f") for d in duty)])
     rows.append(["catalog duty", _fmt(s.catalog_duty, ".2f")])
+    rows.append(["line drift growth (x)", _fmt(s.line_drift_growth, ".1f")])
     rows.append(["touchdowns per stance", _fmt(s.touchdowns_per_stance, ".2f")])
     rows.append(["contact timing error", _fmt(s.contact_timing_error, ".3f")])
     fell = s.fell
@@ -415,7 +416,27 @@ def cmd_walk(args) -> int:
                 f"\n{entry.name} did not walk: {summary.verdict} ({summary.verdict_reason})"
                 "; exit code 1"
             )
+    note = _line_balance_note(summary)
+    if note and not args.quiet:
+        print(note, file=sys.stderr)
     return 0 if summary.walked else 1
+
+
+def _line_balance_note(summary) -> str | None:
+    """Why a free point-footed walker whose gait stands long on a line fell, and what to
+    change (None for every other run)."""
+    from .sim.run import LINE_GROWTH_LIMIT
+
+    growth = summary.line_drift_growth
+    if summary.body != "free" or not summary.fell or not (growth or 0.0) > LINE_GROWTH_LIMIT:
+        return None
+    return (
+        f"note: this gait stands on a line of point feet long enough for a drift of the "
+        f"body across it to grow {growth:.1f}-fold (over {LINE_GROWTH_LIMIT:g}: such gaits, "
+        "slow trots with little or no four-foot phase, fall free). --body assist (the "
+        "default for them) walks it; a duty further above 0.5 or a faster cycle (a higher "
+        "clip_speed) shortens the stand"
+    )
 
 
 def _walk_flags(args):
@@ -861,7 +882,9 @@ def _body_args(p) -> None:
         choices=["auto", "free", "assist", "kinematic"],
         default="auto",
         help="auto (default): free for walkers with three or more legs and duty >= 0.5, "
-        "assist for bipeds and gaits with flight phases (duty < 0.5); free: plain physics; "
+        "assist for bipeds, gaits with flight phases (duty < 0.5) and point-footed gaits "
+        "that stand on a line long enough for a drift to grow over 15-fold (slow trots "
+        "with little four-foot phase; the walk table's line drift growth); free: plain physics; "
         "assist: a reported virtual spring-damper holds height, roll and pitch; kinematic: "
         "the body follows its reference path, only the legs are simulated",
     )

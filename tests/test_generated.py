@@ -216,3 +216,66 @@ def test_slow_trots_walk_in_every_condition(seed, ground):
         assert s["touchdowns_per_stance"] <= 1.2, (seed, ground)
     else:
         assert s["touchdowns_per_stance"] <= 1.5, (seed, ground)
+
+
+# slow point-footed trots: a stand on a line long enough that no placement catches the body
+
+
+def _trot(duty: float, cycle_scale: float = 1.0) -> dict:
+    """A 4-legged trot on point feet (20 cm legs), its cycle ``cycle_scale`` times 1 s."""
+    legs = [("fl", "L", 0.0, 0.08), ("fr", "R", 0.5, 0.08), ("hl", "L", 0.5, -0.08),
+            ("hr", "R", 0.0, -0.08)]  # fmt: skip
+    stride = 0.06
+    return {"slow_trot": {"gait": {
+        "stride": stride, "duty": duty, "lift": 0.02,
+        "clip_speed": stride / duty / cycle_scale,
+        "segments": [{"name": n, "side": s, "phase": p, "knee": "forward", "upper": 0.1,
+                      "lower": 0.1, "home": [0.08 if s == "L" else -0.08, 0.0, z]}
+                     for n, s, p, z in legs],
+    }}}  # fmt: skip
+
+
+def test_the_line_drift_growth_of_a_trot_by_hand():
+    from gaitsim.gait import cycle_length
+    from gaitsim.sim.run import LINE_GROWTH_LIMIT, default_body, line_drift_growth
+    from gaitsim.sim.stance import line_growth
+
+    entry = parse_catalog(_trot(0.5))["slow_trot"]
+    g, h = entry.gait, geometry(entry.gait).standing_height
+    period = cycle_length(g) / g.clip_speed  # 1 s
+    assert period == pytest.approx(1.0)
+    # duty 0.5: each diagonal pair stands alone for half the cycle
+    assert line_drift_growth(entry) == pytest.approx(line_growth(0.5, h), rel=0.01)
+    assert line_drift_growth(entry) > LINE_GROWTH_LIMIT
+    assert default_body(entry) == "assist"
+    # four times the cadence: the stand is a quarter as long, the growth its fourth root
+    fast = parse_catalog(_trot(0.5, cycle_scale=0.25))["slow_trot"]
+    assert line_drift_growth(fast) == pytest.approx(line_growth(0.125, h), rel=0.02)
+    assert default_body(fast) == "free"
+    # the built-in walkers keep their bodies: the hound's trot grows a drift 6.6-fold
+    assert line_drift_growth("hound") == pytest.approx(6.6, abs=0.1)
+    assert default_body("hound") == "free" and default_body("fox") == "free"
+    assert line_drift_growth("mechanic") == 1.0  # soles
+
+
+def test_a_slow_trot_falls_free_and_walks_with_the_assist_it_gets_by_default(capsys, tmp_path):
+    # generated walker 195: a trot of duty 0.50 (no four-foot phase) on 6.7 cm legs, whose
+    # diagonal stands let a drift grow 21.7-fold; free it falls, and the walk says why
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import default_body, simulate
+
+    entry = random_entry(195)
+    assert default_body(entry) == "assist"
+    s = simulate(entry, seconds=4.0, config=ControlConfig(body="assist")).summary
+    assert s["verdict"] == "walked" and s["touchdowns_per_stance"] <= 1.2
+    assert s["line_drift_growth"] == pytest.approx(21.7, abs=0.1)
+    cat = tmp_path / "trot.json"
+    cat.write_text(json.dumps({"trot": random_walker(195)["generated_195"]}))
+    code = main(["walk", "trot", "--catalog", str(cat), "--body", "free", "--seconds", "4",
+                 "--quiet"])  # fmt: skip
+    out = capsys.readouterr()
+    assert code == 1 and "did not walk: fell" in out.out
+    assert "line drift growth (x)" in out.out and "21.7" in out.out
+    assert out.err == ""  # --quiet: no note
+    main(["walk", "trot", "--catalog", str(cat), "--body", "free", "--seconds", "4"])
+    assert "grow 21.7-fold" in capsys.readouterr().err

@@ -173,3 +173,40 @@ def test_foothold_follow_by_hand():
     assert foothold_follow(0.0, 0.5, 0.25, 1.0 / 12.0) == 0.0
     assert foothold_follow(0.5, 0.0, 0.25, 1.0 / 12.0) == 0.0
     assert foothold_follow(0.5, 0.5, 0.25, math.inf) == 0.0
+
+
+def test_line_growth_by_hand():
+    from gaitsim.sim.stance import line_growth
+
+    # 0.36 s on a line at 0.25 m: omega T = 0.36 sqrt(9.81 / 0.25) = 2.2551, e^2.2551 = 9.536
+    assert line_growth(0.36, 0.25) == pytest.approx(9.536, abs=1e-3)
+    assert line_growth(0.0, 0.25) == 1.0  # no stand on a line: no growth
+    # a taller body falls slower: the same stand grows a drift less
+    assert line_growth(0.36, 1.0) < line_growth(0.36, 0.25)
+    with pytest.raises(ValueError, match="height must be positive"):
+        line_growth(0.36, 0.0)
+
+
+@given(line=st.floats(0.0, 2.0), h=st.floats(0.01, 2.0), dh=st.floats(0.01, 1.0))
+def test_line_growth_rises_with_the_stand_and_falls_with_height(line, h, dh):
+    from gaitsim.sim.stance import line_growth
+
+    g = line_growth(line, h)
+    assert g >= 1.0
+    assert line_growth(line + 0.1, h) > g
+    assert line_growth(line, h + dh) <= g
+
+
+def test_line_stand_by_hand():
+    from gaitsim.sim.stance import SUPPORT_SAMPLES, line_stand
+
+    tol = 2.0 / SUPPORT_SAMPLES
+    # a trot of duty exactly 0.5: each diagonal pair stands alone for half the cycle (to
+    # line_support the whole cycle is one stretch on two feet)
+    assert line_stand([0.5, 0.0, 0.0, 0.5], 0.5, 1.0) == pytest.approx(0.5, abs=tol)
+    # duty 0.64 over 2 s: 0.36 of the cycle on a diagonal, as line_support has it
+    assert line_stand([0.5, 0.0, 0.0, 0.5], 0.64, 2.0) == pytest.approx(0.72, abs=2 * tol)
+    # a biped at duty 0.6: single support, 0.4 of the cycle
+    assert line_stand([0.0, 0.5], 0.6, 1.0) == pytest.approx(0.4, abs=tol)
+    assert line_stand([k / 8 for k in range(8)], 0.65, 1.0) == 0.0  # five always down
+    assert line_stand([0.0, 0.0], 1.0, 3.0) == 3.0  # two feet, never lifted: one stand

@@ -27,13 +27,43 @@ from .metrics import fall_reason, summarize, verdict
 from .summary import RunSummary
 from .upper_metrics import upper_body_figures
 
+# A point-footed gait whose stand on fewer than three feet lets a drift across the line
+# grow more than this many-fold falls free (``line_drift_growth``). Measured on the
+# generated walkers with four or more legs and duty >= 0.5 among seeds 0-299 (10 s free,
+# flat, 5 deg slopes, 1 cm rough ground): every one up to 14.3-fold walks; the three
+# above, 19.5-fold (seed 185, a trot of duty 0.54), 21.7 (195) and 41 (297, trots of
+# duty 0.50 with no four-foot phase), fall on some or all of those grounds.
+LINE_GROWTH_LIMIT = 15.0
+
+
+def line_drift_growth(entry) -> float:
+    """How many-fold a drift of the body across its support grows over the gait's longest
+    stand on the same fewer than three point feet (``stance.line_growth`` at the standing
+    height, over ``stance.line_stand`` of one cycle): 1 where three or more feet are always
+    down and for walkers on soles (a sole's centre of pressure can move)."""
+    from ..feet import soles
+    from ..gait import cycle_length
+    from ..geometry import geometry
+    from .stance import line_growth, line_stand
+
+    gait = resolve_entry(entry).gait
+    if soles(gait) is not None:
+        return 1.0
+    period = cycle_length(gait) / gait.clip_speed  # the same at every speed scale
+    line = line_stand([leg.phase for leg in gait.legs], gait.duty, period)
+    return line_growth(line, geometry(gait).standing_height)
+
 
 def default_body(entry) -> str:
-    """The body mode a walker gets unless one is asked for: ``assist`` for two legs and for
-    gaits with flight phases (duty < 0.5: no foot on the ground for part of the cycle),
-    ``free`` for every other walker."""
+    """The body mode a walker gets unless one is asked for: ``assist`` for two legs, for
+    gaits with flight phases (duty < 0.5: no foot on the ground for part of the cycle) and
+    for point-footed gaits that stand on a line so long that a drift grows more than
+    LINE_GROWTH_LIMIT-fold (``line_drift_growth``: slow trots with little or no four-foot
+    phase), ``free`` for every other walker."""
     gait = resolve_entry(entry).gait
-    return "assist" if gait.n_legs == 2 or gait.duty < 0.5 else "free"
+    if gait.n_legs == 2 or gait.duty < 0.5:
+        return "assist"
+    return "assist" if line_drift_growth(entry) > LINE_GROWTH_LIMIT else "free"
 
 
 BALANCE_SWAY = 1.0  # in physics the body sways to keep its ZMP in the support (balance.py)
@@ -194,6 +224,7 @@ def simulate(
             walker=entry.name, terrain=terrain.describe(), path=type(path).__name__,
             speed_scale=speed_scale, body=config.body, distance_source=config.distance_source,
             swing=kin.swing, catalog_duty=entry.gait.duty, seconds=seconds, seed=seed,
+            line_drift_growth=line_drift_growth(entry),
             friction=friction, engine=engine, sim_hz=sim_hz, push_at_s=push_at,
             push_velocity_m_s=push_velocity if push_at is not None else 0.0,
         )  # fmt: skip

@@ -16,10 +16,10 @@ foot nor slide it:
 - ``stiffness_blend``: where the centre of mass is outside the support polygon (two feet,
   or a trot's diagonal) vertical forces cannot balance it; the legs then hold the body
   stiffly and balance is left to where the swing feet land;
-- ``line_support`` and ``foothold_follow``: how long the gait stands on fewer than three
-  point feet (a line or a point, about which the legs cannot right the body) and on more
-  before it, and from that the share of a placement correction the stance legs keep the
-  body to.
+- ``line_support``, ``line_growth`` and ``foothold_follow``: how long the gait stands on
+  fewer than three point feet (a line or a point, about which the legs cannot right the
+  body) and on more before it, how many-fold a drift across the line grows meanwhile, and
+  from that the share of a placement correction the stance legs keep the body to.
 """
 
 from __future__ import annotations
@@ -173,6 +173,37 @@ def line_support(phases, duty: float, period: float,
     return float(ends[k] - starts[k]) / samples * period, float(before) / samples * period
 
 
+def line_stand(phases, duty: float, period: float, samples: int = SUPPORT_SAMPLES) -> float:
+    """The longest time (s) of a gait cycle of ``period`` seconds that the same fewer than
+    three feet stand alone (legs at cycle ``phases``, each down for the first ``duty`` of
+    its cycle): a trot's diagonal pair, a biped's single support; 0 if three or more are
+    always down. Unlike ``line_support`` a change of the feet (one landing as another
+    lifts, a trot of duty exactly 0.5) ends a stand: the landing foot is placed anew."""
+    u = np.arange(samples) / samples
+    down = np.stack([((u + phase) % 1.0) < duty for phase in phases], axis=1)
+    weak = down.sum(axis=1) < LINE_SUPPORT_FEET
+    if not weak.any():
+        return 0.0
+    key = down.astype(np.int64) @ (1 << np.arange(down.shape[1], dtype=np.int64))
+    key = np.where(weak, key, -1)  # three or more down: no stand
+    if (key == key[0]).all():
+        return float(period)
+    key = np.roll(key, -int(np.argmax(key != key[0])))  # start where a stretch starts
+    edges = np.flatnonzero(np.diff(np.concatenate(([-2], key, [-2]))))
+    lengths = np.diff(edges)
+    values = key[edges[:-1]]
+    return float(lengths[values >= 0].max()) / samples * period
+
+
+def line_growth(line: float, height: float) -> float:
+    """How many-fold a drift of the centre of mass across a line of point feet grows while
+    a body of standing ``height`` stands ``line`` seconds on it: the inverted pendulum's
+    e^(omega line), omega = sqrt(g / height) (1 with no such stand)."""
+    if not height > 0.0:
+        raise ValueError(f"height must be positive, got {height!r}")
+    return math.exp(max(line, 0.0) * math.sqrt(GRAVITY / height))
+
+
 def foothold_follow(line: float, before: float, height: float, pull_time: float) -> float:
     """The share of its stance feet's placement offset that the stance legs keep the body
     to, for a gait that stands ``line`` seconds on a line of point feet after ``before``
@@ -191,6 +222,6 @@ def foothold_follow(line: float, before: float, height: float, pull_time: float)
     placement cancels it (0 where R G <= 1: the old tracking already keeps enough)."""
     if line <= 0.0 or before <= 0.0 or not pull_time > 0.0:
         return 0.0
-    growth = math.exp(line * math.sqrt(GRAVITY / height))
+    growth = line_growth(line, height)
     pulled = 1.0 - math.exp(-before / pull_time) if math.isfinite(pull_time) else 0.0
     return max(0.0, 1.0 - 1.0 / (growth * pulled)) if pulled > 0.0 else 0.0

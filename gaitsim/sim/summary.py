@@ -111,6 +111,9 @@ class RunSummary:
     distance_source: str
     swing: str
     catalog_duty: float
+    # how many-fold a drift across the support grows over the gait's longest stand on fewer
+    # than three point feet (``run.line_drift_growth``; 1: none, or soles)
+    line_drift_growth: float = 1.0
     seconds: float
     seed: int | None
     friction: float  # as simulated (a seed draws it around the one asked for)
