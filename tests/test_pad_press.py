@@ -58,7 +58,8 @@ def test_the_preload_by_hand():
     try:
         want = FOOT_PAD_SINK * (1.0 / 0.5904) * 0.03
         assert ctl._preload == pytest.approx(want) and 5.0e-3 < want < 5.2e-3
-        assert ctl._land_press == ctl._preload
+        assert ctl._land_press == ctl._preload == ctl._early_press
+        assert ctl._landing_lead == 1.0  # shortfall 1.13, capped at 1
     finally:
         world.close()
     world, ctl = _controller(random_entry(96))  # shortfall 0.119: that share of the sink
@@ -73,8 +74,11 @@ def test_the_preload_by_hand():
     from gaitsim.walker import resolve_entry
 
     world, ctl = _controller(resolve_entry("fox"))
-    try:
-        assert ctl._preload == 0.0 and ctl._land_press == 0.0
+    try:  # no preload; a late foot that lands is pressed by its pad's mean-load sink
+        g = resolve_entry("fox").gait
+        sink = FOOT_PAD_SINK * min(1.0 / g.duty, g.n_legs) * ctl.geo.foot_radius
+        assert ctl._preload == 0.0 and ctl._early_press == 0.0
+        assert ctl._land_press == pytest.approx(sink) and ctl._landing_lead == 0.0
     finally:
         world.close()
 

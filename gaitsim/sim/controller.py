@@ -14,7 +14,8 @@ Each control step:
    what only physics knows: a sphere foot rolls as its shin turns, so its held centre moves
    with the roll; a foot that is late to touch down keeps reaching down until it does; one
    that touches down early is held where it touched; one still down after lift-off rises
-   before it moves on (``_hold_early``, ``_lift_first``);
+   before it moves on (``_hold_early``, ``_lift_first``); a late foot that lands is held
+   pressed into its pad until its load has ramped in (``_stance_press``);
 3. every leg is solved by IK against two bodies: the *virtual* body (the measured x, y and
    yaw pulled to the reference, with the reference's height, roll and pitch: stance legs
    solved against it push the body along its path; where the gait stands long on a line
@@ -22,10 +23,12 @@ Each control step:
    the stance feet landed from the plan, ``_foothold_offset``, so the legs do not pull the
    body off the line that placement chose for it) and the *measured* body (swing legs
    solved against it, where its velocity carries it during the period, clear the ground
-   and land on time whatever the body's pose). A stance
-   leg blends from the measured to the virtual body over the load ramp after touchdown
-   and goes back to the measured one at lift-off, where a foot still on the ground is held
-   where it stands until it leaves it, so no joint target drags a loaded foot;
+   and land on time whatever the body's pose; while its load ramps in, a stance leg whose
+   foot pad is too shallow for it sees the measured body where its motion carries it too,
+   ``_landing_body``). A stance leg blends from the measured to the virtual body over the
+   load ramp after touchdown and goes back to the measured one at lift-off, where a foot
+   still on the ground is held where it stands until it leaves it, so no joint target drags
+   a loaded foot;
 4. stance legs carry the weight by torque feedforward, each its share from
    ``stance.load_shares`` (balanced about the centre of mass, ramped in after touchdown and
    out before lift-off), and their position motors may push a foot with only a share of
@@ -61,6 +64,7 @@ from .reference import (  # noqa: F401  (re-exported: the control loop's helpers
     carried,
     quat_from_rot,
     rot_from_quat,
+    spun,
     wrap,
     yaw_of,
     yawed,
@@ -239,8 +243,15 @@ class GaitController:
         self._land_speed = cfg.reach_speed * 2.0 * self.gait.lift / swing_time
         self._full_forces = (robot.effort.ravel() * cfg.force_scale).tolist()
         self._preload = self._preload_depth(cfg.preload, walker.soles is not None)
-        # a late sphere foot that lands is pressed in like every stance foot (``_reach_down``)
-        self._land_press = self._preload if walker.soles is None else 0.0
+        # a late sphere foot that lands is pressed in as deep as its pad sinks under a stance
+        # foot's mean load, at least by the preload, until its load has ramped in
+        # (``_reach_down``)
+        self._land_press = 0.0 if walker.soles is not None else max(
+            self._preload, self._mean_sink())
+        # a sphere foot that touches down early is held pressed in by the preload (``_hold_early``)
+        self._early_press = self._preload if walker.soles is None else 0.0
+        # the share of the body's motion over a period that a landing leg sees (``_solve_legs``)
+        self._landing_lead = 0.0 if walker.soles is not None else min(pad_shortfall(self.geo), 1.0)
         self._record_on = record
         # only the yaw balance figures read the robot's angular momentum (default: recording)
         robot.track_momentum = record if track_momentum is None else bool(track_momentum)
@@ -277,10 +288,16 @@ class GaitController:
         height by a long leg lost contact within a few steps of touchdown, before its load
         had ramped in (generated walker 87: 1.41 touchdowns per stance, 1.00 pressed)."""
         if preload is None:
-            mean_load = min(1.0 / self.gait.duty, self.n_legs)  # x an even share's
             depth = 1.0 if soles else min(pad_shortfall(self.geo), 1.0)
-            preload = FOOT_PAD_SINK * mean_load * depth
+            return self._mean_sink() * depth
         return preload * self.geo.foot_radius
+
+    def _mean_sink(self) -> float:
+        """How deep (m) a foot pad sinks under a stance foot's mean load: FOOT_PAD_SINK of
+        the foot radius under an even share of the weight, times the weight over duty x
+        legs feet down (at most all of it)."""
+        mean_load = min(1.0 / self.gait.duty, self.n_legs)  # x an even share's
+        return FOOT_PAD_SINK * mean_load * self.geo.foot_radius
 
     def reset(self, start: float = 0.0) -> None:
         """Put the robot in the Walker's pose at distance ``start`` and plan every foot.
@@ -316,6 +333,7 @@ class GaitController:
         self._td_quat = [None] * n  # each held foot's orientation when it touched down
         self._landed = [True] * n  # a planned stance foot is really down
         self._reach = [0.0] * n  # how far a late foot reaches below its plant (m)
+        self._pressed = [False] * n  # a late foot that landed, held pressed in (``_reach_down``)
         self._early = [None] * n  # where a swing foot that touched down early is held
         self._held = list(self.planner.plant)  # where each stance foot was last held
         self._lifting = [False] * n
@@ -420,7 +438,7 @@ class GaitController:
                     self._td_quat[i] = sensed.foot_quaternions[i]
                 ox, oy = self._rolled(i, sensed.foot_quaternions[i])
                 x, y, z = now[i]
-                now[i] = ahead[i] = (x + ox, y + oy, z - self._preload)
+                now[i] = ahead[i] = (x + ox, y + oy, z - self._stance_press(i))
                 self._held[i] = now[i]
         self._reach_down(now, ahead, events, sensed, heading)
         self._hold_early(now, ahead, sensed)
@@ -472,7 +490,10 @@ class GaitController:
         """A swing foot that meets the ground late in its swing (after ``early_hold`` of it)
         stays where it touched, on the ground under it, until its stance begins: carried on
         along the arc it would skid forward and bounce (measured on a small trot, generated
-        walker 38: touchdowns per stance 1.76 -> 1.19 flat, 3.1 -> 1.69 up a 5 deg slope)."""
+        walker 38: touchdowns per stance 1.76 -> 1.19 flat, 3.1 -> 1.69 up a 5 deg slope).
+        A sphere foot whose pad is too shallow for its leg is held pressed in by the preload
+        (``_early_press``), as it will be in stance: held at the pad's surface, the heavy
+        trot 105's early feet were pulled back up off it as their stance began."""
         plan, u0 = self.planner, self.config.early_hold
         for i, (st, u) in enumerate(zip(plan.stance, plan.swing_progress, strict=True)):
             if st or u < u0:
@@ -480,7 +501,7 @@ class GaitController:
                 continue
             if self._early[i] is None and sensed.contacts[i]:
                 fx, fy, _ = sensed.feet[i]
-                self._early[i] = (fx, fy, plan.rest_z(i, fx, fy))
+                self._early[i] = (fx, fy, plan.rest_z(i, fx, fy) - self._early_press)
             if self._early[i] is not None:
                 targets[i] = ahead[i] = self._early[i]
 
@@ -506,17 +527,20 @@ class GaitController:
 
     def _reach_down(self, targets, ahead, events, sensed, heading: float = 0.0) -> None:
         """A stance foot that has not touched the ground yet keeps reaching down (at most
-        one lift below its plant) until it does, and is then held where it landed (a sphere
-        foot pressed in by the preload, like every stance foot: held at its bare rest height
-        for that step, a foot that had landed pad-deep was pulled back up off the ground;
-        generated walker 76: 1.25 touchdowns per stance with it so, 1.00 pressed): a foot
+        one lift below its plant) until it does, and is then held where it landed: a foot
         that arrives a millimetre high would otherwise hover above the ground while its
-        position servo closes the gap ever more slowly."""
+        position servo closes the gap ever more slowly. A sphere foot that lands so is held
+        pressed in as deep as its pad sinks under a stance foot's mean load (at least the
+        preload) until its load has ramped in (``_stance_press``): held at its bare rest
+        height, the pad's surface, a foot that reached the ground with no load on it yet
+        was pulled back up off it (generated walker 76: 1.25 touchdowns per stance held
+        so, 1.00 pressed by its preload; 116, with no preload, lost its hind feet 0.02 s
+        after such landings: 1.40 flat, 1.00 pressed)."""
         step, limit = self._land_speed * self.dt, self.gait.lift
         plan = self.planner
         for i, st in enumerate(plan.stance):
             if not st:
-                self._landed[i], self._reach[i] = False, 0.0
+                self._landed[i], self._reach[i], self._pressed[i] = False, 0.0, False
                 continue
             if events[i]:
                 self._landed[i], self._reach[i] = bool(sensed.contacts[i]), 0.0
@@ -530,6 +554,7 @@ class GaitController:
                         self._td_quat[i] = sensed.foot_quaternions[i]
                         targets[i] = ahead[i] = (fx, fy, plan.plant[i][2] - self._land_press)
                         self._reach[i] = 0.0
+                        self._pressed[i] = self.soles is None
                 else:
                     self._reach[i] = min(self._reach[i] + step, limit)
             r = self._reach[i]
@@ -538,6 +563,15 @@ class GaitController:
                 targets[i] = (x, y, z - r)
                 x, y, z = ahead[i]
                 ahead[i] = (x, y, z - min(r + step, limit))
+
+    def _stance_press(self, i: int) -> float:
+        """How far (m) stance foot ``i`` aims into the ground: the preload, or for a late
+        foot that has landed (``_reach_down``) the landing press until the load ramp ends."""
+        if self._pressed[i]:
+            if self.planner.stance_progress[i] < self.config.load_ramp:
+                return self._land_press
+            self._pressed[i] = False
+        return self._preload
 
     # ------------------------------------------------------------------ the legs
     def _virtual_body(self, sensed, pos, rot, heading):
@@ -590,6 +624,7 @@ class GaitController:
         mpos = sensed.position  # stance legs: the measured body, carried as the reference
         mpos2 = (mpos[0] + dpos[0], mpos[1] + dpos[1], mpos[2] + pos2[2] - pos[2])
         spos, spos2 = self._swing_body(sensed)  # swing legs: where its velocity carries it
+        landing = self._landing_body(sensed, mrot, (mpos, mpos2), (spos, spos2))
         st, one = self.planner.stance, self._solve_one
         n = self.n_legs
         q2, v, short = [0.0] * (3 * n), [0.0] * (3 * n), [0.0] * n
@@ -598,16 +633,17 @@ class GaitController:
             if blend > 0.0:
                 *qv0, sv = one(i, t0, vpos, vrot)
                 *qv1, _ = one(i, t1, vpos2, vrot2)
+            r0 = r1 = mrot
             if blend < 1.0:
                 if st[i]:
-                    p0, p1 = mpos, mpos2
+                    p0, p1, r0, r1 = landing
                 else:
                     start, span = SWING_PREDICTION_FADE
                     w = 1.0 - smooth01((self.planner.swing_progress[i] - start) / span)
                     p0 = tuple(a + w * (b - a) for a, b in zip(mpos, spos, strict=True))
                     p1 = tuple(a + w * (b - a) for a, b in zip(mpos2, spos2, strict=True))
-                *qm0, sm = one(i, t0, p0, mrot)
-                *qm1, _ = one(i, t1, p1, mrot)
+                *qm0, sm = one(i, t0, p0, r0)
+                *qm1, _ = one(i, t1, p1, r1)
             if blend >= 1.0:
                 now, nxt = qv0, qv1
             elif blend <= 0.0:
@@ -623,6 +659,25 @@ class GaitController:
             if not events[i] or not st[i]:  # a touchdown step has no feedforward
                 v[j] = [(b - a) / self.dt for a, b in zip(now, nxt, strict=True)]
         return q2, v, short
+
+    def _landing_body(self, sensed, mrot, measured, swing):
+        """The measured body a stance leg is solved against while its load ramps in
+        (``_virtual_shares`` < 1): (position now, a period on, attitude now, a period on).
+        As measured (carried as the reference), unless the foot's pad is too shallow for its
+        leg (``geometry.pad_shortfall``): then ``_landing_lead`` (the shortfall, at most 1)
+        of the body's measured motion, linear and angular, over the half and one and a half
+        periods ``_swing_body`` predicts. A landing foot carries no load yet, and its
+        compliant stance servo lags a body that moves: a heavy trot (generated walker 105:
+        560 kg on 1.14 m shins, a 3 cm foot) falls onto the foot of the side it tips to
+        at 0.2 m/s and rebounds off it at 0.25 m/s, which lifted that foot off its 5 mm
+        pad (1.50 touchdowns per stance flat; 1.07 with the lead and ``_early_press``)."""
+        (mpos, mpos2), (spos, spos2), k = measured, swing, self._landing_lead
+        if k <= 0.0:
+            return mpos, mpos2, mrot, mrot
+        w, h = sensed.angular_velocity, k * self.dt
+        p0 = tuple(a + k * (b - a) for a, b in zip(mpos, spos, strict=True))
+        p1 = tuple(a + k * (b - a) for a, b in zip(mpos2, spos2, strict=True))
+        return p0, p1, spun(mrot, w, 0.5 * h), spun(mrot, w, 1.5 * h)
 
     def _swing_body(self, sensed) -> tuple[tuple, tuple]:
         """Where the swing legs see the body: its measured position half a control period

@@ -131,6 +131,19 @@ def rot_from_quat(q) -> tuple:
     )  # fmt: skip
 
 
+def spun(rot, omega, h: float) -> tuple:
+    """Row-major rotation ``rot`` turned on by the world angular velocity ``omega`` (rad/s)
+    for ``h`` seconds: R(omega h) rot, R from the rotation vector (9 floats)."""
+    wx, wy, wz = omega[0] * h, omega[1] * h, omega[2] * h
+    angle = math.sqrt(wx * wx + wy * wy + wz * wz)
+    if angle < 1e-15:
+        return tuple(rot)
+    s = math.sin(0.5 * angle) / angle
+    a = rot_from_quat((wx * s, wy * s, wz * s, math.cos(0.5 * angle)))
+    return tuple(a[3 * r] * rot[c] + a[3 * r + 1] * rot[3 + c] + a[3 * r + 2] * rot[6 + c]
+                 for r in range(3) for c in range(3))  # fmt: skip
+
+
 def yaw_of(q) -> float:
     """Yaw (rad) of an (x, y, z, w) quaternion."""
     x, y, z, w = q
