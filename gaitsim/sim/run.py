@@ -30,7 +30,8 @@ from .upper_metrics import upper_body_figures
 # A point-footed gait whose stand on fewer than three feet lets a drift across the line
 # grow more than this many-fold falls free (``line_drift_growth``). Measured on the
 # generated walkers with four or more legs and duty >= 0.5 among seeds 0-299 (10 s free,
-# flat, 5 deg slopes, 1 cm rough ground): every one up to 14.3-fold walks; the three
+# flat, 5 deg slopes, 1 cm rough ground): every one that stands on a line, up to
+# 14.3-fold, gets the walked verdict; the three
 # above, 19.5-fold (seed 185, a trot of duty 0.54), 21.7 (195) and 41 (297, trots of
 # duty 0.50 with no four-foot phase), fall on some or all of those grounds.
 LINE_GROWTH_LIMIT = 15.0
