@@ -185,6 +185,8 @@ def test_line_growth_by_hand():
     assert line_growth(0.36, 1.0) < line_growth(0.36, 0.25)
     with pytest.raises(ValueError, match="height must be positive"):
         line_growth(0.36, 0.0)
+    # a stand of hours (a catalog's slow, long cycle) saturates instead of overflowing
+    assert line_growth(40000.0, 26.25) == math.inf
 
 
 @given(line=st.floats(0.0, 2.0), h=st.floats(0.01, 2.0), dh=st.floats(0.01, 1.0))

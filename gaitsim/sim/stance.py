@@ -31,6 +31,9 @@ import numpy as np
 from ..gait import smooth01
 from ..geometry import GRAVITY
 
+# math.exp overflows a float past this exponent (e^709.78 is the largest double)
+MAX_EXPONENT = 709.0
+
 
 def availability(stance: list[bool], progress: list[float], ramp: float,
                  floor: float = 1e-3) -> list[float]:  # fmt: skip
@@ -200,10 +203,12 @@ def line_stand(phases, duty: float, period: float, samples: int = SUPPORT_SAMPLE
 def line_growth(line: float, height: float) -> float:
     """How many-fold a drift of the centre of mass across a line of point feet grows while
     a body of standing ``height`` stands ``line`` seconds on it: the inverted pendulum's
-    e^(omega line), omega = sqrt(g / height) (1 with no such stand)."""
+    e^(omega line), omega = sqrt(g / height) (1 with no such stand; inf past what a float
+    holds, as for a cycle of hours)."""
     if not height > 0.0:
         raise ValueError(f"height must be positive, got {height!r}")
-    return math.exp(max(line, 0.0) * math.sqrt(GRAVITY / height))
+    exponent = max(line, 0.0) * math.sqrt(GRAVITY / height)
+    return math.exp(exponent) if exponent < MAX_EXPONENT else math.inf
 
 
 def foothold_follow(line: float, before: float, height: float, pull_time: float) -> float:
