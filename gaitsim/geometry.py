@@ -18,12 +18,14 @@ import numpy as np
 
 from .catalog import KNEES, CatalogError, Gait
 from .feet import ankle_height
-from .ik import KNEE_UP, LegChain
+from .ik import KNEE_UP, LegChain, two_bone
 
 GRAVITY = 9.81  # m/s^2: the one value the geometry, URDF efforts, physics and metrics use
 REACH_FRACTION = 0.85  # a default-height leg reaches this share of its length at stance ends
 FULL_REACH_FRACTION = 0.98  # ... and never more than this, if a lifted foot needs the height
 INNER_MARGIN = 0.03  # a lifted foot stays this share of the leg beyond the inner reach limit
+KNEE_MARGIN = 0.5  # a stance leg's knee stays this share of its bone radius above the
+# ground, beyond the radius itself (a knee on the ground carries load that the foot should)
 UP_HIP_INSET = 0.4  # an 'up' leg's default hip sits at this share of its home's lateral offset
 BOB_FRACTION = 0.015  # default bob amplitude as a share of the hip height
 FOOT_RADIUS_FRACTION = 0.12  # default foot radius as a share of the shortest shin
@@ -79,6 +81,73 @@ def _hip_offsets(gait: Gait, i: int) -> tuple[float, float]:
     return (leg.home[0] - mx) ** 2 + (leg.home[1] - my) ** 2, leg.home[0] - mx
 
 
+def leg_radii(upper, lower) -> np.ndarray:
+    """The thigh and shin cylinders' radius per leg: a tenth of its shorter bone, 3-20 mm."""
+    return np.clip(0.1 * np.minimum(upper, lower), 0.003, 0.02)
+
+
+def _sphere_radius(gait: Gait) -> float:
+    """The radius (m) of a walker's feet (the catalog's, or FOOT_RADIUS_FRACTION of its
+    shortest shin, 4-30 mm), or for soles the ankle's height over the sole."""
+    ankle = ankle_height(gait)
+    if ankle is not None:
+        return ankle
+    if gait.foot_radius is not None:
+        return float(gait.foot_radius)
+    min_lower = min(leg.lower for leg in gait.legs)
+    return float(np.clip(FOOT_RADIUS_FRACTION * min_lower, 0.004, 0.03))
+
+
+def _lowest_knee(gait: Gait, i: int, hip: float) -> float:
+    """The lowest height (m, over the feet's centres) of leg ``i``'s knee over its stance,
+    its foot on the ground from stride / 2 ahead of its home to stride / 2 behind, with
+    the hip ``hip`` above the feet and the body bobbed down (two-bone IK in the leg plane,
+    as ``ik.leg_ik``; +inf for an 'up' knee, which rises above its hip)."""
+    leg = gait.legs[i]
+    if leg.knee == "up":
+        return math.inf
+    mx, my = (leg.hip[0], leg.hip[1]) if leg.hip is not None else _default_mount_xy(leg)
+    top = hip - (gait.bob if gait.bob is not None else BOB_FRACTION * hip)
+    u, low_, sign = leg.upper, leg.lower, (-1.0 if leg.knee == "back" else 1.0)
+    lowest = math.inf
+    for s in np.linspace(-gait.stride / 2, gait.stride / 2, 9):
+        vx, vy, vz = leg.home[0] + s - mx, leg.home[1] - my, leg.home[2] - top
+        a = math.hypot(vy, vz)
+        hip_angle, _ = two_bone(u, low_, math.hypot(a, vx))  # clamped into reach as the IK
+        thigh = math.atan2(vx, a) + sign * float(hip_angle)
+        lowest = min(lowest, top + u * math.cos(thigh) * vz / a if a > 0 else top)
+    return lowest
+
+
+@lru_cache(maxsize=256)
+def knee_height_floor(gait: Gait) -> float:
+    """The lowest hip height (m) at which every stance knee stays clear of the ground: its
+    bone's radius plus KNEE_MARGIN of it over the ground, which lies a foot radius below
+    the feet's centres (``_lowest_knee``). A thigh nearly as long as the hip is high puts
+    its knee on the ground: generated walker 206 (0.156 m thighs on 0.031 m shins at a
+    0.152 m hip) carried half its weight on its shins and lifted its feet after half of
+    each stance (measured duty 0.30-0.41 against 0.51)."""
+    radii = leg_radii([leg.upper for leg in gait.legs], [leg.lower for leg in gait.legs])
+    foot = _sphere_radius(gait)
+    floor = 0.0
+    for i, leg in enumerate(gait.legs):
+        need = (1.0 + KNEE_MARGIN) * float(radii[i]) - foot
+        top = leg.upper + max(need, 0.0) + abs(leg.home[2])
+        top /= 1.0 - (BOB_FRACTION if gait.bob is None else 0.0)
+        top += gait.bob or 0.0  # at this height the knee cannot reach the ground
+        grid = np.linspace(0.0, top, 65)[1:]
+        fails = [h for h in grid if _lowest_knee(gait, i, float(h)) < need]
+        if not fails or fails[-1] == grid[-1]:
+            continue  # clear at every height, or (bob set by hand) at none
+        lo = float(fails[-1])  # the highest failing height on the grid, then bisect above it
+        hi = float(grid[np.searchsorted(grid, lo) + 1])
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if _lowest_knee(gait, i, mid) >= need else (mid, hi)
+        floor = max(floor, hi)
+    return floor
+
+
 def hip_height_bounds(gait: Gait) -> tuple[float, float, float]:
     """``(low, high, highest)``: hip heights (over the foot plane) between which every foot
     stays inside its leg's reachable annulus over the whole cycle.
@@ -117,12 +186,14 @@ def default_hip_height(gait: Gait) -> float:
     """The default hip height: the tallest stance in which every foot reaches at most
     REACH_FRACTION of its leg at its stance ends, raised if need be so that a lifted foot
     stays clear of the inner reach limit (``hip_height_bounds``); a gait that no height
-    serves is a catalog error naming the leg and the fix."""
+    serves is a catalog error naming the leg and the fix. Where the stance knees would
+    touch the ground it rises further, to ``knee_height_floor``, as far as the full reach
+    allows (a leg that cannot keep its foot in reach and its knee clear keeps the foot)."""
     low, high, highest = hip_height_bounds(gait)
     if high >= low and high > 0:
-        return high
+        return max(high, min(knee_height_floor(gait), highest))
     if highest >= low and highest > 0:
-        return max(low, min(high, highest))
+        return max(low, min(high, highest), min(knee_height_floor(gait), highest))
     worst = _worst_leg(gait)
     leg = gait.legs[worst]
     raise CatalogError(
@@ -176,7 +247,7 @@ def geometry(gait: Gait) -> Geometry:
     upper = np.array([leg.upper for leg in gait.legs])
     lower = np.array([leg.lower for leg in gait.legs])
     chain = LegChain(mounts, upper, lower, kind, yaw0)
-    leg_radius = np.clip(0.1 * np.minimum(upper, lower), 0.003, 0.02)
+    leg_radius = leg_radii(upper, lower)
 
     if gait.body is not None:
         body = gait.body

@@ -125,17 +125,18 @@ def test_the_env_takes_the_walker_s_rate():
 
 
 def test_a_walker_whose_bare_feet_ring_fast_lands_cleanly_at_its_own_rate():
-    """Seed 56, 5 s flat, free body: at 240 Hz its landing feet flicker (2.3 touchdowns
-    per stance measured over 10 s); at its own 480 Hz each stance is one contact."""
+    """Seed 56, 5 s flat, free body, at its own 480 Hz: each stance is one contact. At its
+    old hip height (0.0437 m, before the knee floor raised it to 0.0448 m) it flickered at
+    240 Hz, 2.3 touchdowns per stance over 10 s; with its knees off the ground it lands
+    cleanly at 240 Hz too (1.00), as do the other generated walkers whose rate is 480 Hz
+    that were tried (3, 31, 36, 121, 129, 135, 168: 0.92-1.03 at either rate)."""
     from gaitsim.sim.run import simulate
 
     entry = random_entry(56)
     own = simulate(entry, seconds=5.0).summary
-    at240 = simulate(entry, seconds=5.0, sim_hz=240.0).summary
     assert own["sim_hz"] == 480.0 and own["verdict"] == "walked", own["verdict_reason"]
     assert own["touchdowns_per_stance"] <= 1.2, own["touchdowns_per_stance"]
     assert own["contact_timing_error"] <= 0.10
-    assert at240["touchdowns_per_stance"] > 1.5, at240["touchdowns_per_stance"]
 
 
 def test_gaitsim_walk_prints_and_reports_the_rate(capsys):
