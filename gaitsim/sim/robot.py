@@ -10,6 +10,7 @@ and its inertial origin is at 0, so PyBullet's base pose is the B frame's pose.
 from __future__ import annotations
 
 import math
+import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -43,8 +44,12 @@ def is_touch(point) -> bool:
     return point[8] <= CONTACT_DISTANCE or point[9] > 0.0
 
 
-def _floats(values) -> list[float]:
-    """A list of Python floats (an array's ``tolist``: the same numbers, faster)."""
+def _floats(values) -> list:
+    """A list of numbers for pybullet: a list as it is (the control loop's lists hold
+    floats already, and pybullet reads any number), an array's ``tolist`` (the same
+    numbers, faster), any other sequence as Python floats."""
+    if type(values) is list:
+        return values
     return values.tolist() if isinstance(values, np.ndarray) else [float(x) for x in values]
 
 
@@ -243,7 +248,8 @@ class Robot(RobotBase):
         self.ankle_lower = np.asarray(self.body.ankle_lower, dtype=float)
         self.ankle_upper = np.asarray(self.body.ankle_upper, dtype=float)
         self._ankle_motor = None  # (gains, damping, limits) lists, built on first command
-        self._sensed_joints = self._joints + self._ankles  # sense() reads both in one call
+        # sense() reads the legs', the ankles' and the upper body's joints in one call
+        self._sensed_joints = self._joints + self._ankles + self._upper
 
     def release_joints(self) -> None:
         """Switch off PyBullet's default velocity motors so the joints move freely."""
@@ -449,14 +455,14 @@ class Robot(RobotBase):
             y += m * cy
             z += m * cz
         mass = self.mass
-        if soles:  # the ankles' joints were read after the legs'
-            states, ankles = states[: len(self._joints)], states[len(self._joints) :]
+        nj, na = len(self._joints), len(self._ankles)  # read: legs, ankles, upper body
+        states, ankles, ups = states[:nj], states[nj : nj + na], states[nj + na :]
         q, qd, _, tau = zip(*states, strict=True)
         if self._held is not None:  # the joints' torque: the motors' and the feedforward
-            tau = tuple(a + b for a, b in zip(tau, self._held, strict=True))
+            tau = tuple(map(operator.add, tau, self._held))
         feet = self._feet
         com = (x / mass, y / mass, z / mass)
-        upper = self._upper_reading(body, links) if self._upper else ((), None, None, None)
+        upper = self._upper_reading(ups, links) if self._upper else ((), None, None, None)
         if soles:  # and the trailing fields: ankle angles, each foot's centre of pressure
             upper = (*upper, tuple(a[0] for a in ankles), [pressed.get(f) for f in feet])
         return Sensed(
@@ -511,10 +517,10 @@ class Robot(RobotBase):
             out[rows] = momentum_about_com(self._mass_list, self._inertia_list, frames)
         return out
 
-    def _upper_reading(self, body, links):
-        """(upper joint positions, head centre, head and chest quaternions)."""
-        cid = self.client
-        q = tuple(s[0] for s in p.getJointStates(body, self._upper, physicsClientId=cid))
+    def _upper_reading(self, states, links):
+        """(upper joint positions, head centre, head and chest quaternions) from the upper
+        body's joint ``states`` and the link ``links`` states."""
+        q = tuple(s[0] for s in states)
         head = links[self._head_link] if self._head_link is not None else None
         chest = links[self._chest_link] if self._chest_link is not None else None
         return (q, None if head is None else head[4], None if head is None else head[5],
