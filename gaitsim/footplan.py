@@ -35,14 +35,11 @@ class Steering:
     point. Shared by whoever must agree on the steered path (the reference body, the feet).
     """
 
-    __slots__ = ("c", "s", "tx", "ty")
+    __slots__ = ("c", "identity", "s", "tx", "ty")
 
     def __init__(self) -> None:
         self.c, self.s, self.tx, self.ty = 1.0, 0.0, 0.0, 0.0
-
-    @property
-    def identity(self) -> bool:
-        return self.s == 0.0 and self.c == 1.0 and self.tx == 0.0 and self.ty == 0.0
+        self.identity = True  # no turn at all (kept by ``turn``: read every lookup)
 
     @property
     def angle(self) -> float:
@@ -58,6 +55,7 @@ class Steering:
         self.c, self.s = cd * c - sd * s, sd * c + cd * s
         self.tx = cd * (tx - px) - sd * (ty - py) + px
         self.ty = sd * (tx - px) + cd * (ty - py) + py
+        self.identity = self.s == 0.0 and self.c == 1.0 and self.tx == 0.0 and self.ty == 0.0
 
 
 class FootPlanner:

@@ -60,6 +60,9 @@ def _each(value, n: int, scale: float = 1.0) -> list[float]:
 
 
 LOAD_FLAGS = p.URDF_USE_IMPLICIT_CYLINDER | p.URDF_USE_INERTIA_FROM_FILE
+# what the momentum needs of a getLinkStates entry: centre of mass, inertial frame's
+# orientation, world linear and angular velocity (13 floats)
+_MOMENTUM_FIELDS = operator.itemgetter(0, 1, 6, 7)
 
 
 class Sensed(NamedTuple):
@@ -480,7 +483,7 @@ class Robot(RobotBase):
             not touching <= self._foot_or_base,
             [links[f][5] for f in feet],
             [force.get(f, 0.0) for f in feet],
-            (pos, quat, lin, ang, links) if self.track_momentum else math.nan,  # raw: later
+            self._frames(pos, quat, lin, ang, links) if self.track_momentum else math.nan,
             *upper,
         )
 
@@ -503,15 +506,24 @@ class Robot(RobotBase):
         return {link: (mx / force[link], my / force[link], mz / force[link])
                 for link, (mx, my, mz) in moment.items()}  # fmt: skip
 
+    @staticmethod
+    def _frames(pos, quat, lin, ang, links) -> tuple:
+        """``sense()``'s raw momentum reading, kept for ``momentum_series``: the base's pose
+        and velocity and, per link, the four of its state's fields the momentum needs
+        (``_MOMENTUM_FIELDS``; the rest of the link states is let go rather than kept a
+        whole run for the garbage collector to visit)."""
+        return pos, quat, lin, ang, tuple(map(_MOMENTUM_FIELDS, links))
+
     def momentum_series(self, readings) -> np.ndarray:
         """The angular momenta (T,) of ``sense()``'s ``momentum_z`` readings (T): each is
-        the raw frames of the base and the links, worked out here in one pass (per step in
-        Python it cost about a tenth of a control step); NaN where not tracked."""
+        the raw frames of the base and the links (``_frames``), worked out here in one
+        pass (per step in Python it cost about a tenth of a control step); NaN where not
+        tracked."""
         out = np.full(len(readings), math.nan)
         rows = [k for k, r in enumerate(readings) if not isinstance(r, float)]
         if rows:
             frames = [
-                [(*pos, *quat, *lin, *ang)] + [(*s[0], *s[1], *s[6], *s[7]) for s in links]
+                [(*pos, *quat, *lin, *ang)] + [(*c, *o, *v, *w) for c, o, v, w in links]
                 for pos, quat, lin, ang, links in (readings[k] for k in rows)
             ]
             out[rows] = momentum_about_com(self._mass_list, self._inertia_list, frames)
