@@ -35,14 +35,11 @@ class Steering:
     point. Shared by whoever must agree on the steered path (the reference body, the feet).
     """
 
-    __slots__ = ("c", "s", "tx", "ty")
+    __slots__ = ("c", "identity", "s", "tx", "ty")
 
     def __init__(self) -> None:
         self.c, self.s, self.tx, self.ty = 1.0, 0.0, 0.0, 0.0
-
-    @property
-    def identity(self) -> bool:
-        return self.s == 0.0 and self.c == 1.0 and self.tx == 0.0 and self.ty == 0.0
+        self.identity = True  # no turn at all (kept by ``turn``: read every lookup)
 
     @property
     def angle(self) -> float:
@@ -58,6 +55,7 @@ class Steering:
         self.c, self.s = cd * c - sd * s, sd * c + cd * s
         self.tx = cd * (tx - px) - sd * (ty - py) + px
         self.ty = sd * (tx - px) + cd * (ty - py) + py
+        self.identity = self.s == 0.0 and self.c == 1.0 and self.tx == 0.0 and self.ty == 0.0
 
 
 class FootPlanner:
@@ -75,6 +73,9 @@ class FootPlanner:
         self.steering = steering if steering is not None else Steering()
         self.n_legs = self.gait.n_legs
         self.duty = self.gait.duty
+        # the walker's cycle and stride (m), read several times a step: a Walker does not
+        # change after it is built
+        self._cycle, self._stride = walker.cycle, walker.stride
         self._phase = [leg.phase for leg in self.gait.legs]
         self._home_z = [leg.home[2] for leg in self.gait.legs]
         self._home_xy = [tuple(map(float, h[:2])) for h in walker.geometry.homes]
@@ -86,11 +87,11 @@ class FootPlanner:
     # ------------------------------------------------------------------ geometry of the plan
     @property
     def cycle(self) -> float:
-        return self.walker.cycle
+        return self._cycle
 
     @property
     def stride(self) -> float:
-        return self.walker.stride
+        return self._stride
 
     @property
     def home_xy(self) -> list[tuple[float, float]]:
@@ -99,17 +100,18 @@ class FootPlanner:
 
     def cycle_position(self, s: float, i: int) -> float:
         """Leg ``i``'s place in its cycle at distance ``s``, in [0, 1)."""
-        x = s / self.cycle + self._phase[i]
+        x = s / self._cycle + self._phase[i]
         t = x - math.floor(x)
         return 0.0 if t >= 1.0 else t
 
     def mid_before(self, s: float, t: float) -> float:
         """Mid-stance distance of the stance that ended before the swing at (s, t)."""
-        return s - (t - self.duty) * self.cycle - self.stride / 2
+        return s - (t - self.duty) * self._cycle - self._stride / 2
 
     def mid_after(self, s: float, t: float) -> float:
         """Mid-stance distance of the stance after the swing at (s, t)."""
-        return s - (t - self.duty) * self.cycle + (1.0 - self.duty) * self.cycle + self.stride / 2
+        cycle = self._cycle
+        return s - (t - self.duty) * cycle + (1.0 - self.duty) * cycle + self._stride / 2
 
     def rest_z(self, i: int, x: float, y: float) -> float:
         """Height of leg ``i``'s foot centre resting on the ground at (x, y)."""
@@ -208,7 +210,7 @@ class FootPlanner:
         between stance and swing. ``lift_scale`` and ``rate`` modulate the swing (see
         ``swing_target``).
         """
-        duty, cycle = self.duty, self.cycle
+        duty, cycle = self.duty, self._cycle
         now, ahead, events = [], [], []
         du = ds / ((1.0 - duty) * cycle) if duty < 1.0 else 0.0
         for i in range(self.n_legs):

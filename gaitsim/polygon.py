@@ -21,17 +21,23 @@ def hull(p: list, tol: float = 0.0) -> list:
     points on one line give their two ends."""
     if len(p) <= 2:
         return list(p)
-    lower: list = []
-    for q in p:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], q) <= tol:
-            lower.pop()
-        lower.append(q)
-    upper: list = []
-    for q in reversed(p):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], q) <= tol:
-            upper.pop()
-        upper.append(q)
-    return lower[:-1] + upper[:-1]
+    return _chain(p, tol)[:-1] + _chain(reversed(p), tol)[:-1]  # lower, then upper
+
+
+def _chain(points, tol: float) -> list:
+    """One half of the monotone chain: ``points`` kept while they turn counter-clockwise
+    by more than ``tol`` (``cross`` written out: it runs every control step)."""
+    out: list = []
+    for q in points:
+        qx, qy = q
+        while len(out) >= 2:
+            (ox, oy), (ax, ay) = out[-2], out[-1]
+            if (ax - ox) * (qy - oy) - (ay - oy) * (qx - ox) <= tol:
+                out.pop()
+            else:
+                break
+        out.append(q)
+    return out
 
 
 def convex_hull(pts, tol: float = 0.0) -> np.ndarray:

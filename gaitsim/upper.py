@@ -324,11 +324,26 @@ def neck_angles(head: Head, rise, body_pitch, stabilised: bool = True):
 def neck_angles_at(head: Head, rise: float, body_pitch: float) -> tuple[float, float]:
     """``neck_angles`` (stabilised) for one pose, in scalar arithmetic: the same numbers bit
     for bit (numpy's arccos of a float, min/max for the clip), without numpy's per-call cost
-    in the loop that holds the head every physics substep."""
-    phi0 = math.radians(head.neck_deg)
-    c = min(max(math.cos(phi0) + rise / head.neck, min(math.cos(1.4), math.cos(phi0))), 1.0)
-    phi = math.copysign(1.0, phi0) * float(np.arccos(c))
-    return phi - body_pitch, -phi
+    in the loop that holds the head every physics substep (which keeps a ``NeckAngles``)."""
+    return NeckAngles(head)(rise, body_pitch)
+
+
+class NeckAngles:
+    """``neck_angles_at`` for one ``head``, its constants worked out once: called with
+    (rise, body_pitch), it returns (neck_pitch, head_pitch)."""
+
+    __slots__ = ("cos0", "lowest", "neck", "sign")
+
+    def __init__(self, head: Head):
+        phi0 = math.radians(head.neck_deg)
+        self.cos0, self.neck = math.cos(phi0), head.neck
+        self.lowest = min(math.cos(1.4), math.cos(phi0))  # the clip's lower end
+        self.sign = math.copysign(1.0, phi0)
+
+    def __call__(self, rise: float, body_pitch: float) -> tuple[float, float]:
+        c = min(max(self.cos0 + rise / self.neck, self.lowest), 1.0)
+        phi = self.sign * float(np.arccos(c))
+        return phi - body_pitch, -phi
 
 
 def upper_joints(ug, gait, distance, *, speed_scale=1.0, arms="swing", twist=True,

@@ -74,6 +74,11 @@ from .soles import SoleDriver
 from .upperbody import UpperBodyDriver
 from .world import World
 
+# what ``_sense`` records every control step, in this order
+RECORD_KEYS = ("t", "s", "progress", "s_ref", "ref_pos", "ref_heading", "base_pos", "base_quat",
+               "base_vel", "com", "feet", "foot_quat", "contacts", "planned_stance", "targets",
+               "shortfall", "torque", "joint_vel", "body_contact", "leg_contact", "momentum_z",
+               "foot_forces")  # fmt: skip
 DISTANCE_SOURCES = ("command", "odometry")
 BODY_MODES = ("free", "assist", "kinematic")
 PLANT_LOCKS = ("measured", "planned")
@@ -339,6 +344,7 @@ class GaitController:
         self._lifting = [False] * n
         self._facing = [0.0] * n  # soles: where each faces (``SoleDriver.facing``)
         self.record = Recorder(n) if self._record_on else None
+        self._columns = None  # the record's lists of RECORD_KEYS (``_sense``)
         self._last = self.robot.sense()
         self._last_yaw = yaw_of(self._last.quaternion)
         self.assist = None
@@ -615,49 +621,53 @@ class GaitController:
         """Joint targets for the end of the period, their velocity feedforward and the reach
         shortfall: each leg solved against the virtual and the measured body and blended
         (module docstring, step 3); a leg wholly in one frame is solved in that one only,
-        and its shortfall is that of the frame it mostly follows."""
+        and its shortfall is that of the frame it mostly follows. (Per joint in plain
+        floats; the landing body is worked out only when a stance leg follows it.)"""
         (pos, rot, heading, _), (pos2, rot2, _, _) = ref, ref2
         dpos = (pos2[0] - pos[0], pos2[1] - pos[1])
         vpos, vrot = self._virtual_body(sensed, pos, rot, heading)
         self._vrot = vrot  # (the soles' stance ankles hold the body to it too)
         vpos2, vrot2 = carried(vpos, vrot, rot, rot2, dpos, pos2[2])
-        mpos = sensed.position  # stance legs: the measured body, carried as the reference
-        mpos2 = (mpos[0] + dpos[0], mpos[1] + dpos[1], mpos[2] + pos2[2] - pos[2])
-        spos, spos2 = self._swing_body(sensed)  # swing legs: where its velocity carries it
-        landing = self._landing_body(sensed, mrot, (mpos, mpos2), (spos, spos2))
-        st, one = self.planner.stance, self._solve_one
-        n = self.n_legs
-        q2, v, short = [0.0] * (3 * n), [0.0] * (3 * n), [0.0] * n
+        mpos = mx, my, mz = sensed.position  # stance legs: the measured body, carried as
+        mpos2 = nx, ny, nz = (mx + dpos[0], my + dpos[1], mz + pos2[2] - pos[2])  # the ref.
+        swing = (sx, sy, sz), (tx, ty, tz) = self._swing_body(sensed)  # swing legs: where
+        landing = None  # its velocity carries it; landing legs: ``_landing_body``
+        st, u_swing = self.planner.stance, self.planner.swing_progress
+        one, dt = self._solve_one, self.dt
+        start, span = SWING_PREDICTION_FADE
+        q2, v, short = [], [], []
         for i, blend in enumerate(self._virtual_shares()):
             t0, t1 = targets[i], ahead[i]
             if blend > 0.0:
-                *qv0, sv = one(i, t0, vpos, vrot)
-                *qv1, _ = one(i, t1, vpos2, vrot2)
-            r0 = r1 = mrot
+                a0, a1, a2, sv = one(i, t0, vpos, vrot)
+                b0, b1, b2, _ = one(i, t1, vpos2, vrot2)
             if blend < 1.0:
                 if st[i]:
+                    if landing is None:
+                        landing = self._landing_body(sensed, mrot, (mpos, mpos2), swing)
                     p0, p1, r0, r1 = landing
                 else:
-                    start, span = SWING_PREDICTION_FADE
-                    w = 1.0 - smooth01((self.planner.swing_progress[i] - start) / span)
-                    p0 = tuple(a + w * (b - a) for a, b in zip(mpos, spos, strict=True))
-                    p1 = tuple(a + w * (b - a) for a, b in zip(mpos2, spos2, strict=True))
-                *qm0, sm = one(i, t0, p0, r0)
-                *qm1, _ = one(i, t1, p1, r1)
-            if blend >= 1.0:
-                now, nxt = qv0, qv1
-            elif blend <= 0.0:
-                now, nxt = qm0, qm1
-            else:
-                now = [blend * a + (1.0 - blend) * b for a, b in zip(qv0, qm0, strict=True)]
-                nxt = [blend * a + (1.0 - blend) * b for a, b in zip(qv1, qm1, strict=True)]
-            short[i] = sv if blend >= 0.5 else sm
-            j = slice(3 * i, 3 * i + 3)
+                    w = 1.0 - smooth01((u_swing[i] - start) / span)
+                    p0 = (mx + w * (sx - mx), my + w * (sy - my), mz + w * (sz - mz))
+                    p1 = (nx + w * (tx - nx), ny + w * (ty - ny), nz + w * (tz - nz))
+                    r0 = r1 = mrot
+                c0, c1, c2, sm = one(i, t0, p0, r0)
+                d0, d1, d2, _ = one(i, t1, p1, r1)
+                if blend <= 0.0:
+                    a0, a1, a2, b0, b1, b2 = c0, c1, c2, d0, d1, d2
+                else:
+                    a0, a1, a2 = (blend * a0 + (1.0 - blend) * c0, blend * a1 + (1.0 - blend) * c1,
+                                  blend * a2 + (1.0 - blend) * c2)  # fmt: skip
+                    b0, b1, b2 = (blend * b0 + (1.0 - blend) * d0, blend * b1 + (1.0 - blend) * d1,
+                                  blend * b2 + (1.0 - blend) * d2)  # fmt: skip
+            short.append(sv if blend >= 0.5 else sm)
             # stance: the pose at the end of the period; swing: the pose now, which the
             # velocity feedforward carries along (aiming a period ahead overshoots)
-            q2[j] = nxt if st[i] else now
+            q2 += (b0, b1, b2) if st[i] else (a0, a1, a2)
             if not events[i] or not st[i]:  # a touchdown step has no feedforward
-                v[j] = [(b - a) / self.dt for a, b in zip(now, nxt, strict=True)]
+                v += ((b0 - a0) / dt, (b1 - a1) / dt, (b2 - a2) / dt)
+            else:
+                v += (0.0, 0.0, 0.0)
         return q2, v, short
 
     def _landing_body(self, sensed, mrot, measured, swing):
@@ -747,6 +757,8 @@ class GaitController:
         margin = support_margin(sensed.com, sensed.feet, plan.stance)
         stiff = load.stiffness_blend(margin, cfg.margin_band * self._stand_h)
         q, full = sensed.joint_positions, self._full_forces
+        r6, r7, r8 = R[6], R[7], R[8]
+        share_k, floor = cfg.motor_share, cfg.motor_floor * weight / self.n_legs
         tau, forces = [], []
         for i, share in enumerate(shares):
             if share == 0.0:  # swing: no feedforward, the full motor
@@ -754,17 +766,18 @@ class GaitController:
                 forces += full[3 * i : 3 * i + 3]
                 continue
             f = share * weight  # pushing down, in the body frame: R^T (0, 0, -f)
-            fx, fy, fz = -f * R[6], -f * R[7], -f * R[8]
-            j = self._jacobians[i](q[3 * i], q[3 * i + 1], q[3 * i + 2])
+            fx, fy, fz = -f * r6, -f * r7, -f * r8
+            j0, j1, j2, j3, j4, j5, j6, j7, j8 = self._jacobians[i](*q[3 * i : 3 * i + 3])
             # J^T f, and the motors may push the foot with at most fb newtons in any
             # direction: a share of its load, below friction, so they can neither lift nor
             # slide a loaded foot (the bound on joint k is fb times |column k|)
-            fb = cfg.motor_share * f + cfg.motor_floor * weight / self.n_legs
-            for k in range(3):
-                a, b, c = j[3 * k], j[3 * k + 1], j[3 * k + 2]
-                tau.append(a * fx + b * fy + c * fz)
-                top = full[3 * i + k]
-                bound = fb * math.sqrt(a * a + b * b + c * c)
+            fb = share_k * f + floor
+            tau += (j0 * fx + j1 * fy + j2 * fz, j3 * fx + j4 * fy + j5 * fz,
+                    j6 * fx + j7 * fy + j8 * fz)  # fmt: skip
+            bounds = (fb * math.sqrt(j0 * j0 + j1 * j1 + j2 * j2),
+                      fb * math.sqrt(j3 * j3 + j4 * j4 + j5 * j5),
+                      fb * math.sqrt(j6 * j6 + j7 * j7 + j8 * j8))  # fmt: skip
+            for top, bound in zip(full[3 * i : 3 * i + 3], bounds, strict=True):
                 forces.append(min(bound + stiff * (top - bound), top) if bound < top else top)
         return tau, forces
 
@@ -905,16 +918,16 @@ class GaitController:
         self._last = new
         self._last_yaw = yaw_of(new.quaternion)
         if self.record is not None:
-            self.record.add(
-                t=self.t, s=self.s, progress=self.progress, s_ref=self.s_ref,
-                ref_pos=ref[0], ref_heading=ref[2], base_pos=new.position,
-                base_quat=new.quaternion, base_vel=new.linear_velocity, com=new.com,
-                feet=new.feet, foot_quat=new.foot_quaternions, contacts=new.contacts,
-                planned_stance=list(self.planner.stance), targets=targets, shortfall=short,
-                torque=new.joint_torques, joint_vel=new.joint_velocities,
-                body_contact=new.body_contact, leg_contact=new.leg_contact,
-                momentum_z=new.momentum_z, foot_forces=new.foot_forces,
-            )  # fmt: skip
+            if self._columns is None:  # the row's lists, in the record's key order
+                self._columns = self.record.columns(RECORD_KEYS)
+            for column, value in zip(self._columns, (
+                self.t, self.s, self.progress, self.s_ref, ref[0], ref[2], new.position,
+                new.quaternion, new.linear_velocity, new.com, new.feet, new.foot_quaternions,
+                new.contacts, list(self.planner.stance), targets, short, new.joint_torques,
+                new.joint_velocities, new.body_contact, new.leg_contact, new.momentum_z,
+                new.foot_forces,
+            ), strict=True):  # fmt: skip
+                column.append(value)
             if self.upper is not None:
                 self._record_upper(new)
             if self.soles is not None:  # each foot's centre of pressure (NaN: not down)

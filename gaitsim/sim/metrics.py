@@ -299,6 +299,12 @@ class Recorder:
         for k, v in row.items():
             self.data.setdefault(k, []).append(v)
 
+    def columns(self, keys) -> list[list]:
+        """The lists that ``keys`` are recorded in (created as ``add`` creates them): a
+        loop that records the same keys every step appends to them directly, without
+        building a dict of its row each time."""
+        return [self.data.setdefault(k, []) for k in keys]
+
     def arrays(self, convert: dict | None = None) -> dict[str, np.ndarray]:
         """Every recorded key as an array; ``convert`` maps a key to the function that
         turns its list of rows into one (default ``np.asarray``: e.g. an engine's raw

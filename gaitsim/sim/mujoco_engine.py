@@ -405,6 +405,24 @@ class MujocoRobot(RobotBase):
         self._damping = damping[: self._nl]
         self._udamping = damping[self._nl : self._na0]
         self._adamping = damping[self._na0 :]
+        self._views()
+
+    def _views(self) -> None:
+        """Views into the data and the model that the servo and the leg commands write and
+        read every world step (MuJoCo's arrays stay where they are for a model's life; a
+        fresh view per access costs more than the arithmetic): the actuators' controls by
+        group, the joints' positions where they are consecutive (else None: indexed anew),
+        and the legs' actuator gains, biases and force ranges."""
+        d, m, nl, a0 = self.data, self.model, self._nl, self._na0
+        self._ctrl_l, self._ctrl_u, self._ctrl_a = d.ctrl[:nl], d.ctrl[nl:a0], d.ctrl[a0:]
+        self._qpos_l = d.qpos[self._qsl] if isinstance(self._qsl, slice) else None
+        usl, asl = _as_slice(self._uqadr), _as_slice(self._aqadr)
+        self._qpos_u = d.qpos[usl] if isinstance(usl, slice) else None
+        self._qpos_a = d.qpos[asl] if isinstance(asl, slice) else None
+        self._gain_l, self._bias_l = m.actuator_gainprm[:nl, 0], m.actuator_biasprm[:nl, 2]
+        self._range_lo = m.actuator_forcerange[:nl, 0]
+        self._range_hi = m.actuator_forcerange[:nl, 1]
+        self._kd_set = False  # the default kd's gains and biases are in the model
 
     def _index_upper(self) -> None:
         """The upper body's joints, their actuators' rows and the head and chest bodies."""
@@ -490,6 +508,7 @@ class MujocoRobot(RobotBase):
         n = len(self.joint_names)
         self._kp = np.full(n, float(DEFAULT_KP if kp is None else kp) * self.gain_scale)
         self._kd = np.full(n, float(DEFAULT_KD if kd is None else kd))
+        self._kd_set = False
         self._forces = self.effort.ravel() * float(force_scale)
         self._zeros = np.zeros(n)
 
@@ -498,6 +517,7 @@ class MujocoRobot(RobotBase):
         m = self.model
         m.actuator_gainprm[:, 0] = 0.0
         m.actuator_biasprm[:, :3] = 0.0
+        self._kd_set = False
         m.actuator_forcerange[:] = 0.0
         self._q = self._uq = self._aq = None
 
@@ -568,36 +588,37 @@ class MujocoRobot(RobotBase):
         VELOCITY_CLOSURE x the joint's inertia per MuJoCo step (times kd) closes the
         error within about a step; the implicit integrator keeps so stiff a damper stable.
         """
-        m = self.model
         self._q = np.asarray(q, dtype=float)
         self._v = self._zeros if v is None else np.asarray(v, dtype=float)
         kp = self._kp if kp is None else np.asarray(kp, dtype=float) * self.gain_scale
-        kd = self._kd if kd is None else np.asarray(kd, dtype=float)
+        default_kd = kd is None
+        kd = self._kd if default_kd else np.asarray(kd, dtype=float)
         self._rate = kp / kd / self.world.dt
-        nl = self._nl
-        m.actuator_gainprm[:nl, 0] = self._damping * kd
-        m.actuator_biasprm[:nl, 2] = -self._damping * kd
+        if not (default_kd and self._kd_set):  # (the default's are written once)
+            self._gain_l[:] = self._damping * kd
+            self._bias_l[:] = -self._damping * kd
+        self._kd_set = default_kd
         f = self._forces if forces is None else np.asarray(forces, dtype=float)
-        m.actuator_forcerange[:nl, 0] = -f
-        m.actuator_forcerange[:nl, 1] = f
+        self._range_lo[:] = -f
+        self._range_hi[:] = f
         self._servo()
 
     def _servo(self) -> None:
         """The motors' velocity targets for the current joint positions (each world step)."""
         if self._aq is not None:
-            actrl = self.data.ctrl[self._na0 :]
-            np.subtract(self._aq, self.data.qpos[self._aqadr], out=actrl)
+            actrl, qa = self._ctrl_a, self._qpos_a
+            np.subtract(self._aq, self.data.qpos[self._aqadr] if qa is None else qa, out=actrl)
             actrl *= self._arate
             actrl += self._av
         if self._uq is not None:
-            uctrl = self.data.ctrl[self._nl : self._na0]
-            np.subtract(self._uq, self.data.qpos[self._uqadr], out=uctrl)
+            uctrl, qu = self._ctrl_u, self._qpos_u
+            np.subtract(self._uq, self.data.qpos[self._uqadr] if qu is None else qu, out=uctrl)
             uctrl *= self._urate
             uctrl += self._uv
         if self._q is None:
             return
-        ctrl = self.data.ctrl[: self._nl]
-        np.subtract(self._q, self.data.qpos[self._qsl], out=ctrl)
+        ctrl, ql = self._ctrl_l, self._qpos_l
+        np.subtract(self._q, self.data.qpos[self._qsl] if ql is None else ql, out=ctrl)
         ctrl *= self._rate
         ctrl += self._v
 
@@ -664,8 +685,13 @@ class MujocoRobot(RobotBase):
 
     def base_pose_floats(self) -> tuple[tuple, tuple]:
         """``base_pose`` as tuples of Python floats (the loops run every substep)."""
-        pos, quat = self.base_pose()
-        return tuple(pos.tolist()), tuple(quat.tolist())
+        d = self.data
+        if self.fixed_base:
+            x, y, z = d.xpos[self.body_id].tolist()
+            w, qx, qy, qz = d.xquat[self.body_id].tolist()
+        else:
+            x, y, z, w, qx, qy, qz = d.qpos[:7].tolist()
+        return (x, y, z), (qx, qy, qz, w)
 
     def base_velocity(self) -> tuple[np.ndarray, np.ndarray]:
         """World linear (3,) and angular (3,) velocity of the base."""
@@ -697,14 +723,18 @@ class MujocoRobot(RobotBase):
         mujoco.mj_kinematics(self.model, self.data)
         return self._body_mass @ self.data.xipos[1:] / self.mass
 
-    def _touching(self) -> set[int]:
-        """Robot bodies in contact with the ground now."""
+    def _contact_bodies(self) -> list[int]:
+        """The robot body of each of the last step's contacts, in MuJoCo's contact order."""
         d = self.data
         n = d.ncon
         if n == 0:
-            return set()
+            return []
         # every contact pairs the ground (geom 0, the model's first) with a robot geom
-        return set(self._geom_body[d.contact.geom[:n].max(axis=1)].tolist())
+        return self._geom_body[d.contact.geom[:n].max(axis=1)].tolist()
+
+    def _touching(self) -> set[int]:
+        """Robot bodies in contact with the ground now."""
+        return set(self._contact_bodies())
 
     def foot_contacts(self, ground_id=None) -> np.ndarray:
         touching = self._touching()
@@ -728,7 +758,8 @@ class MujocoRobot(RobotBase):
         else:
             lin = tuple(d.qvel[:3].tolist())
             ang = _rotated((w, x, y, z), d.qvel[3:6].tolist())  # MuJoCo's is body-local
-        touching = self._touching()
+        bodies = self._contact_bodies()
+        touching = set(bodies)
         feet = d.xpos[self._feet].tolist()  # lists of 3: the controller reads them by index
         if self.track_momentum:  # the base's subtree is the robot: its momentum about its
             mujoco.mj_subtreeVel(m, d)  # own centre of mass, world frame
@@ -737,7 +768,7 @@ class MujocoRobot(RobotBase):
             forces, cops = self._foot_pressure()
             upper = (*upper, tuple(d.qpos[self._aqadr].tolist()), cops)
         else:
-            forces = self._foot_forces()
+            forces = self._foot_forces(bodies)
         return Sensed(
             tuple(d.xpos[b].tolist()),
             (x, y, z, w),
@@ -757,13 +788,13 @@ class MujocoRobot(RobotBase):
             *upper,
         )
 
-    def _foot_forces(self) -> list[float]:
-        """Each foot's ground normal force (N), from the last step's contacts."""
+    def _foot_forces(self, bodies) -> list[float]:
+        """Each foot's ground normal force (N), from the last step's contacts (``bodies``:
+        each contact's robot body, ``_contact_bodies``)."""
         m, d = self.model, self.data
         out = dict.fromkeys(self._foot_list, 0.0)
         f6 = np.zeros(6)
-        for i in range(d.ncon):
-            body = int(self._geom_body[d.contact.geom[i].max()])
+        for i, body in enumerate(bodies):
             if body in out:
                 mujoco.mj_contactForce(m, d, i, f6)
                 out[body] += float(f6[0])

@@ -37,8 +37,9 @@ class ReferenceTable:
         self.rot: list[float] = []  # row-major
         self.heading: list[float] = []
         self.moves: list[bool] = []
-        self._last_s, self._last = None, None
-        self._prev_s, self._prev = None, None
+        # the last three lookups, most recent first (``lookup``)
+        self._s0 = self._s1 = self._s2 = None
+        self._v0 = self._v1 = self._v2 = None
         self._extend(horizon)
 
     def _extend(self, s_max: float) -> None:
@@ -57,19 +58,23 @@ class ReferenceTable:
 
     def lookup(self, s: float):
         """(position (3 floats), rotation row-major (9 floats), heading, path translates)."""
-        # the last two distances are remembered: a control step looks up where the body is
-        # and where it will be, and the next step starts from the latter
-        if s == self._last_s:
-            return self._last
-        if s == self._prev_s:
-            self._prev_s, self._prev, self._last_s, self._last = (
-                self._last_s, self._last, self._prev_s, self._prev,
+        # the last three distances are remembered (a lookup is a pure function of s): a
+        # control step looks up where the body is, where it will be and where the gaze
+        # looks ahead, and the next step starts from the second
+        if s == self._s0:
+            return self._v0
+        if s == self._s1:
+            self._s0, self._v0, self._s1, self._v1 = s, self._v1, self._s0, self._v0
+            return self._v0
+        if s == self._s2:
+            self._s0, self._v0, self._s1, self._v1, self._s2, self._v2 = (
+                s, self._v2, self._s0, self._v0, self._s1, self._v1,
             )  # fmt: skip
-            return self._last
-        self._prev_s, self._prev = self._last_s, self._last
-        self._last_s = s
-        self._last = self._lookup(s)
-        return self._last
+            return self._v0
+        v = self._lookup(s)
+        self._s2, self._v2, self._s1, self._v1 = self._s1, self._v1, self._s0, self._v0
+        self._s0, self._v0 = s, v
+        return v
 
     def _lookup(self, s: float):
         f = max(s, 0.0) / self.ds

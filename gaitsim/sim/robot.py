@@ -10,6 +10,7 @@ and its inertial origin is at 0, so PyBullet's base pose is the B frame's pose.
 from __future__ import annotations
 
 import math
+import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -43,8 +44,12 @@ def is_touch(point) -> bool:
     return point[8] <= CONTACT_DISTANCE or point[9] > 0.0
 
 
-def _floats(values) -> list[float]:
-    """A list of Python floats (an array's ``tolist``: the same numbers, faster)."""
+def _floats(values) -> list:
+    """A list of numbers for pybullet: a list as it is (the control loop's lists hold
+    floats already, and pybullet reads any number), an array's ``tolist`` (the same
+    numbers, faster), any other sequence as Python floats."""
+    if type(values) is list:
+        return values
     return values.tolist() if isinstance(values, np.ndarray) else [float(x) for x in values]
 
 
@@ -55,6 +60,9 @@ def _each(value, n: int, scale: float = 1.0) -> list[float]:
 
 
 LOAD_FLAGS = p.URDF_USE_IMPLICIT_CYLINDER | p.URDF_USE_INERTIA_FROM_FILE
+# what the momentum needs of a getLinkStates entry: centre of mass, inertial frame's
+# orientation, world linear and angular velocity (13 floats)
+_MOMENTUM_FIELDS = operator.itemgetter(0, 1, 6, 7)
 
 
 class Sensed(NamedTuple):
@@ -243,7 +251,8 @@ class Robot(RobotBase):
         self.ankle_lower = np.asarray(self.body.ankle_lower, dtype=float)
         self.ankle_upper = np.asarray(self.body.ankle_upper, dtype=float)
         self._ankle_motor = None  # (gains, damping, limits) lists, built on first command
-        self._sensed_joints = self._joints + self._ankles  # sense() reads both in one call
+        # sense() reads the legs', the ankles' and the upper body's joints in one call
+        self._sensed_joints = self._joints + self._ankles + self._upper
 
     def release_joints(self) -> None:
         """Switch off PyBullet's default velocity motors so the joints move freely."""
@@ -449,14 +458,14 @@ class Robot(RobotBase):
             y += m * cy
             z += m * cz
         mass = self.mass
-        if soles:  # the ankles' joints were read after the legs'
-            states, ankles = states[: len(self._joints)], states[len(self._joints) :]
+        nj, na = len(self._joints), len(self._ankles)  # read: legs, ankles, upper body
+        states, ankles, ups = states[:nj], states[nj : nj + na], states[nj + na :]
         q, qd, _, tau = zip(*states, strict=True)
         if self._held is not None:  # the joints' torque: the motors' and the feedforward
-            tau = tuple(a + b for a, b in zip(tau, self._held, strict=True))
+            tau = tuple(map(operator.add, tau, self._held))
         feet = self._feet
         com = (x / mass, y / mass, z / mass)
-        upper = self._upper_reading(body, links) if self._upper else ((), None, None, None)
+        upper = self._upper_reading(ups, links) if self._upper else ((), None, None, None)
         if soles:  # and the trailing fields: ankle angles, each foot's centre of pressure
             upper = (*upper, tuple(a[0] for a in ankles), [pressed.get(f) for f in feet])
         return Sensed(
@@ -474,7 +483,7 @@ class Robot(RobotBase):
             not touching <= self._foot_or_base,
             [links[f][5] for f in feet],
             [force.get(f, 0.0) for f in feet],
-            (pos, quat, lin, ang, links) if self.track_momentum else math.nan,  # raw: later
+            self._frames(pos, quat, lin, ang, links) if self.track_momentum else math.nan,
             *upper,
         )
 
@@ -497,24 +506,33 @@ class Robot(RobotBase):
         return {link: (mx / force[link], my / force[link], mz / force[link])
                 for link, (mx, my, mz) in moment.items()}  # fmt: skip
 
+    @staticmethod
+    def _frames(pos, quat, lin, ang, links) -> tuple:
+        """``sense()``'s raw momentum reading, kept for ``momentum_series``: the base's pose
+        and velocity and, per link, the four of its state's fields the momentum needs
+        (``_MOMENTUM_FIELDS``; the rest of the link states is let go rather than kept a
+        whole run for the garbage collector to visit)."""
+        return pos, quat, lin, ang, tuple(map(_MOMENTUM_FIELDS, links))
+
     def momentum_series(self, readings) -> np.ndarray:
         """The angular momenta (T,) of ``sense()``'s ``momentum_z`` readings (T): each is
-        the raw frames of the base and the links, worked out here in one pass (per step in
-        Python it cost about a tenth of a control step); NaN where not tracked."""
+        the raw frames of the base and the links (``_frames``), worked out here in one
+        pass (per step in Python it cost about a tenth of a control step); NaN where not
+        tracked."""
         out = np.full(len(readings), math.nan)
         rows = [k for k, r in enumerate(readings) if not isinstance(r, float)]
         if rows:
             frames = [
-                [(*pos, *quat, *lin, *ang)] + [(*s[0], *s[1], *s[6], *s[7]) for s in links]
+                [(*pos, *quat, *lin, *ang)] + [(*c, *o, *v, *w) for c, o, v, w in links]
                 for pos, quat, lin, ang, links in (readings[k] for k in rows)
             ]
             out[rows] = momentum_about_com(self._mass_list, self._inertia_list, frames)
         return out
 
-    def _upper_reading(self, body, links):
-        """(upper joint positions, head centre, head and chest quaternions)."""
-        cid = self.client
-        q = tuple(s[0] for s in p.getJointStates(body, self._upper, physicsClientId=cid))
+    def _upper_reading(self, states, links):
+        """(upper joint positions, head centre, head and chest quaternions) from the upper
+        body's joint ``states`` and the link ``links`` states."""
+        q = tuple(s[0] for s in states)
         head = links[self._head_link] if self._head_link is not None else None
         chest = links[self._chest_link] if self._chest_link is not None else None
         return (q, None if head is None else head[4], None if head is None else head[5],

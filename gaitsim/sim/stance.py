@@ -44,7 +44,11 @@ def availability(stance: list[bool], progress: list[float], ramp: float,
         if not st:
             out.append(0.0)
         elif ramp > 0:
-            out.append(max(smooth01(min(s, 1.0 - s) / ramp), floor))
+            # max(smooth01(min(s, 1 - s) / ramp), floor) as conditionals: min(a, b) is b
+            # only when b < a, max(a, b) only when b > a (the same answers, NaN included)
+            r = 1.0 - s
+            a = smooth01((r if r < s else s) / ramp)
+            out.append(floor if floor > a else a)
         else:
             out.append(1.0)
     return out
@@ -108,13 +112,13 @@ def load_shares(
     """
     active = list(avail)
     w = _split(active, arms, moment)
-    while True:
-        worst = min(range(len(w)), key=w.__getitem__, default=None)
-        if worst is None or w[worst] >= 0.0 or sum(1 for a in active if a) <= 1:
+    while w:
+        low = min(w)  # the first smallest share (as min over the indices by share finds)
+        if low >= 0.0 or len(active) - active.count(0.0) <= 1:
             break
-        active[worst] = 0.0  # this foot would pull: leave it out
+        active[w.index(low)] = 0.0  # this foot would pull: leave it out
         w = _split(active, arms, moment)
-    w = [max(x, min_share * a) for x, a in zip(w, avail, strict=True)]
+    w = [m if (m := min_share * a) > x else x for x, a in zip(w, avail, strict=True)]  # max
     total = sum(w)
     if total <= 0.0:
         s = sum(avail)

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ..upper import hip_twist, neck_angles_at, upper_joints
+from ..upper import NeckAngles, hip_twist, upper_joints
 from .reference import wrap, yaw_of
 
 
@@ -37,11 +37,17 @@ class UpperBodyDriver:
         self._twisting = self.ug.torso is not None and walker.twist  # twist off: waist at 0
         # a head alone (no torso, no arms): the rules hold it neutral at every distance, so
         # ``rule`` works them out once (about 35 us of numpy on scalars per control step)
-        self._fixed_rule = None
+        self._fixed_rule = self._fixed_list = None
         if self.ug.torso is None and self.ug.arms is None:
             self._fixed_rule = self.rule(0.0)
+            self._fixed_list = self._fixed_rule.tolist()
+        # the loops' switches, worked out once (``hold`` runs every physics substep)
+        self._stabilised = self._head is not None and walker.gaze == "stabilised"
+        self._torso = self.ug.torso is not None
         if self._head is not None:
             k = self._k_neck
+            self._neck_angles = NeckAngles(self._head)
+            self._gaze_gain = self._head.gaze_gain
             self._mount = tuple(float(c) for c in self._head.mount)
             self._lo = tuple(map(float, robot.body.upper_lower[k : k + 3]))
             self._hi = tuple(map(float, robot.body.upper_upper[k : k + 3]))
@@ -59,11 +65,18 @@ class UpperBodyDriver:
                             speed_scale=w.speed_scale * speed_scale, arms=w.arms,
                             twist=w.twist, gaze="fixed")  # fmt: skip
 
+    def _rule_list(self, s: float) -> list[float]:
+        """``rule(s)`` as a fresh list of floats (the control loop's joints: plain floats
+        are cheaper than numpy's per-element access on a handful of joints)."""
+        if self._fixed_list is not None:
+            return list(self._fixed_list)
+        return self.rule(s).tolist()
+
     def reset(self, q0) -> None:
         """Start from joints ``q0`` (the Walker's pose), held."""
         self._mean_z = self._hips_mean = None
         self._held = None  # the pitch loop's last neck and head commands
-        self._last = np.asarray(q0, dtype=float)
+        self._last = np.ravel(np.asarray(q0, dtype=float)).tolist()
         self.robot.set_upper_positions(self._last)
         self.robot.command_upper(self._last)
 
@@ -71,22 +84,24 @@ class UpperBodyDriver:
     def closed_loop(self) -> bool:
         """Whether a loop on the measured body runs every physics substep (``hold``): the
         chest's yaw (a twisting torso) or the head's pitch (a stabilised head)."""
-        return self._twisting or (self._head is not None and self.walker.gaze == "stabilised")
+        return self._twisting or self._stabilised
 
-    def step(self, s: float, sensed, gaze_heading: float) -> np.ndarray:
+    def step(self, s: float, sensed, gaze_heading: float) -> list[float]:
         """Command the joints for gait distance ``s`` and the measured state ``sensed``;
         ``gaze_heading``: the reference path's heading ``preview_s`` ahead. Returns the
-        joint targets."""
+        joint targets (a list, which ``hold`` goes on updating every substep)."""
         w = self.walker
-        q = self.rule(s)
-        self._v = (q - self._last) / self.dt  # the rules' velocity feedforward
-        self._last = q.copy()
+        q = self._rule_list(s)
+        dt = self.dt
+        # the rules' velocity feedforward
+        self._v = [(a - b) / dt for a, b in zip(q, self._last, strict=True)]
+        self._last = list(q)
         self._q = q
-        if self.ug.torso is not None and w.twist:  # the shoulders' twist, in the world
+        if self._torso and w.twist:  # the shoulders' twist, in the world
             tw = float(hip_twist(self.ug, w.gait, s, w.speed_scale))
             self._chest = -self.ug.torso.shoulder_ratio * tw
-        if self._head is not None and w.gaze == "stabilised":
-            waist = sensed.upper_positions[0] if self.ug.torso is not None else 0.0
+        if self._stabilised:
+            waist = sensed.upper_positions[0] if self._torso else 0.0
             q[self._k_neck] = wrap(gaze_heading - yaw_of(sensed.quaternion) - waist)
         if self.closed_loop:
             self.hold(sensed.position, sensed.quaternion, self.sub_dt)
@@ -116,7 +131,7 @@ class UpperBodyDriver:
             self._hips_mean += min(dt / self._tau, 1.0) * wrap(yaw - self._hips_mean)
             hips = wrap(yaw - self._hips_mean)
             waist = q[0] = min(max(self._chest - hips, self._wlo), self._whi)
-        if self._head is not None and self.walker.gaze == "stabilised":
+        if self._stabilised:
             x, y, z, w = quaternion  # the body's rotation's bottom row (z of each axis)
             r = (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
             self._hold_head(q, r, position, waist, dt)
@@ -125,9 +140,9 @@ class UpperBodyDriver:
     def _hold_head(self, q, r, position, waist: float, dt: float) -> None:
         """The neck's and head's pitch for the body at ``position`` whose rotation's bottom
         row is ``r`` (the world z of the body's x, y and z axes)."""
-        h, k = self._head, self._k_neck
+        k = self._k_neck
         mount = self._mount
-        if self.ug.torso is not None:  # the mount turns with the chest about the waist
+        if self._torso:  # the mount turns with the chest about the waist
             o = self._waist_at
             c, sn = math.cos(waist), math.sin(waist)
             dx, dy = mount[0] - o[0], mount[1] - o[1]
@@ -137,11 +152,17 @@ class UpperBodyDriver:
             self._mean_z = z
         self._mean_z += min(dt / self._tau, 1.0) * (z - self._mean_z)
         pitch = math.asin(max(-1.0, min(1.0, -r[0])))  # the body's, + nose down
-        neck_p, head_p = neck_angles_at(h, -h.gaze_gain * (z - self._mean_z), pitch)
-        lo, hi = self._lo, self._hi  # the joints' limits (min/max: np.clip's numbers)
-        q[k] = min(max(q[k], lo[0]), hi[0])
-        q[k + 1] = min(max(neck_p, lo[1]), hi[1])
-        q[k + 2] = min(max(head_p, lo[2]), hi[2])
+        neck_p, head_p = self._neck_angles(-self._gaze_gain * (z - self._mean_z), pitch)
+        (lo0, lo1, lo2), (hi0, hi1, hi2) = self._lo, self._hi  # the joints' limits
+        # clipped as min(max(x, lo), hi) (np.clip's numbers), as conditionals: the same
+        # answers, NaN included (max(a, b) is b only when b > a; min(a, b) only when b < a)
+        a = q[k]
+        a = lo0 if lo0 > a else a
+        q[k] = hi0 if hi0 < a else a
+        a = lo1 if lo1 > neck_p else neck_p
+        q[k + 1] = hi1 if hi1 < a else a
+        a = lo2 if lo2 > head_p else head_p
+        q[k + 2] = hi2 if hi2 < a else a
         if self._held is not None:  # the pitch loop's own velocity feedforward
             self._v[k + 1] = (q[k + 1] - self._held[0]) / dt
             self._v[k + 2] = (q[k + 2] - self._held[1]) / dt

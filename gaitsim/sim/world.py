@@ -194,13 +194,13 @@ class World(WorldBase):
         """Advance the simulation by ``n`` fixed time steps. Each robot's held feedforward
         torques (``Robot.command_torque_list``) act in every one of them: PyBullet applies a
         torque command for one step only, so it is sent again before each."""
-        cid = self.client
+        cid, n = self.client, int(n)
         held = [r for r in self._holders if r._held is not None]
-        for _ in range(int(n)):
+        for _ in range(n):
             for r in held:
                 r._apply_held()
             p.stepSimulation(physicsClientId=cid)
-        self._steps += int(n)
+        self._steps += n
 
     def close(self) -> None:
         """Disconnect the client; calling it again does nothing.
