@@ -74,10 +74,20 @@ def _default_mount_xy(leg) -> tuple[float, float]:
     return hx, hy
 
 
+def _mount_xy(leg) -> tuple[float, float]:
+    """Hip mount (x, y) in C: the catalog's, or the default (``_default_mount_xy``)."""
+    return (leg.hip[0], leg.hip[1]) if leg.hip is not None else _default_mount_xy(leg)
+
+
+def _bob(gait: Gait, hip: float) -> float:
+    """The body's bob amplitude (m): the catalog's, or BOB_FRACTION of the hip height."""
+    return gait.bob if gait.bob is not None else BOB_FRACTION * hip
+
+
 def _hip_offsets(gait: Gait, i: int) -> tuple[float, float]:
     """Leg ``i``'s horizontal hip-to-home offset: squared distance, and its part along x."""
     leg = gait.legs[i]
-    mx, my = (leg.hip[0], leg.hip[1]) if leg.hip is not None else _default_mount_xy(leg)
+    mx, my = _mount_xy(leg)
     return (leg.home[0] - mx) ** 2 + (leg.home[1] - my) ** 2, leg.home[0] - mx
 
 
@@ -106,8 +116,8 @@ def _lowest_knee(gait: Gait, i: int, hip: float) -> float:
     leg = gait.legs[i]
     if leg.knee == "up":
         return math.inf
-    mx, my = (leg.hip[0], leg.hip[1]) if leg.hip is not None else _default_mount_xy(leg)
-    top = hip - (gait.bob if gait.bob is not None else BOB_FRACTION * hip)
+    mx, my = _mount_xy(leg)
+    top = hip - _bob(gait, hip)
     u, low_, sign = leg.upper, leg.lower, (-1.0 if leg.knee == "back" else 1.0)
     lowest = math.inf
     for s in np.linspace(-gait.stride / 2, gait.stride / 2, 9):
@@ -219,18 +229,12 @@ def _worst_leg(gait: Gait) -> int:
 def geometry(gait: Gait) -> Geometry:
     """Resolve a gait's body geometry (cached: gaits are frozen)."""
     H = gait.hip_height if gait.hip_height is not None else default_hip_height(gait)
-    min_lower = min(leg.lower for leg in gait.legs)
-    r = gait.foot_radius
-    ankle = ankle_height(gait)
-    if ankle is not None:
-        if r is not None:
-            raise CatalogError("foot_radius: is the radius of sphere feet, but this walker's "
-                               "legs end in soles; remove it (a sole's 'height' sets the "
-                               "ankle's) or give every leg \"foot\": \"sphere\"")  # fmt: skip
-        r = ankle
-    elif r is None:
-        r = float(np.clip(FOOT_RADIUS_FRACTION * min_lower, 0.004, 0.03))
-    bob = gait.bob if gait.bob is not None else BOB_FRACTION * H
+    if ankle_height(gait) is not None and gait.foot_radius is not None:
+        raise CatalogError("foot_radius: is the radius of sphere feet, but this walker's "
+                           "legs end in soles; remove it (a sole's 'height' sets the "
+                           "ankle's) or give every leg \"foot\": \"sphere\"")  # fmt: skip
+    r = _sphere_radius(gait)
+    bob = _bob(gait, H)
     mounts_c = []
     for leg in gait.legs:
         if leg.hip is not None:
