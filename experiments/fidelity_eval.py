@@ -5,6 +5,7 @@ start and from episode seed 1, a 5 deg climb, a 5 deg descent and 1 cm rough gro
 
 Run: python experiments/fidelity_eval.py [--engine pybullet|mujoco] [--workers 2]
 [--seconds 10] [--json FILE] [--seeds A-B] [--conditions C,C] [--no-built-in]
+[--catalog FILE] (a user's own walkers: every one with four or more legs and duty >= 0.5)
 (``--seeds 40-99 --conditions flat --no-built-in``: a fresh sample of walkers, flat only)
 
 The bounds checked (a run that misses one is listed with the reason):
@@ -49,11 +50,33 @@ def generated_seeds(seeds=SEED_RANGE) -> list[int]:
     return out
 
 
+CATALOG_SEP = "::"  # a walker from a user's catalog is named FILE::WALKER
+
+
 def walker_of(name: str):
+    from gaitsim.catalog import load_catalog
     from gaitsim.generate import random_entry
     from gaitsim.walker import resolve_entry
 
+    if CATALOG_SEP in name:
+        path, _, walker = name.rpartition(CATALOG_SEP)
+        return load_catalog(path)[walker]
     return random_entry(int(name[4:])) if name.startswith("seed") else resolve_entry(name)
+
+
+def catalog_walkers(path: str) -> tuple[list[str], list[str]]:
+    """The walkers of the catalog at ``path`` that the bounds apply to (four or more legs,
+    duty >= 0.5), as ``FILE::WALKER`` names, and a note for each one left out."""
+    from gaitsim.catalog import load_catalog
+
+    names, skipped = [], []
+    for key, entry in load_catalog(path).items():
+        g = entry.gait
+        if g.n_legs >= 4 and g.duty >= 0.5:
+            names.append(f"{path}{CATALOG_SEP}{key}")
+        else:
+            skipped.append(f"{key} ({g.n_legs} legs, duty {g.duty:g})")
+    return names, skipped
 
 
 def run_cell(cell) -> tuple[str, str, dict]:
@@ -148,8 +171,9 @@ def main(argv=None) -> int:
         "--seeds",
         metavar="A-B",
         type=seed_range,
-        default=SEED_RANGE,
-        help="generated-walker seeds, inclusive (default 0-39; e.g. 40-99 for a fresh sample)",
+        default=None,
+        help="generated-walker seeds, inclusive (default 0-39, none with --catalog; e.g. "
+        "40-99 for a fresh sample)",
     )
     ap.add_argument(
         "--conditions",
@@ -157,6 +181,11 @@ def main(argv=None) -> int:
         type=condition_list,
         default=CONDITIONS,
         help=f"a comma-separated subset of {','.join(CONDITIONS)} (default all)",
+    )
+    ap.add_argument(
+        "--catalog",
+        metavar="FILE",
+        help="also run the walkers of this catalog that have four or more legs and duty >= 0.5",
     )
     ap.add_argument(
         "--no-built-in",
@@ -171,7 +200,20 @@ def main(argv=None) -> int:
     from gaitsim.catalog import atomic_write_text
 
     names = [] if args.no_built_in else list(BUILT_IN)
+    if args.seeds is None:
+        args.seeds = range(0) if args.catalog else SEED_RANGE
     names += [f"seed{s}" for s in generated_seeds(args.seeds)]
+    if args.catalog:
+        from gaitsim.catalog import CatalogError
+
+        try:
+            mine, skipped = catalog_walkers(args.catalog)
+        except (CatalogError, OSError) as exc:
+            ap.error(f"--catalog {args.catalog}: {exc}")
+        if skipped:
+            print(f"left out (the bounds are for four or more legs and duty >= 0.5): "
+                  f"{', '.join(skipped)}", file=sys.stderr)  # fmt: skip
+        names += mine
     if not names:
         ap.error(f"no walker to run: no seed in {args.seeds.start}-{args.seeds.stop - 1} "
                  "draws four or more legs with duty >= 0.5; widen --seeds or drop "

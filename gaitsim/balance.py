@@ -10,9 +10,13 @@ ZMP ``p`` there.
 
 Here, per gait cycle (pure numpy, the kinematics layer):
 
-- ``zmp_path``: the ZMP the plan asks for at each phase: the point of the stance feet's
-  convex hull nearest the body centre, moved ``inset`` of the way toward the hull's
-  centroid, so it stays off the edges (on a two-foot line it stays on the line);
+- ``zmp_path``: the ZMP the plan asks for at each phase: the point nearest the body
+  centre that keeps a margin inside the stance feet's polygon (a share of its centroid's
+  own distance to the nearest edge; on a two-foot line, or soles, the hull itself), moved
+  ``inset`` of the way toward the hull's centroid, so it stays off the edges (on a
+  two-foot line it stays on the line). Without the margin a three-legged phase of a
+  heavy, long-legged walk left the ZMP 30 % in from the edge, and the body rolled
+  enough to lift stance feet;
 - ``periodic_lip``: the one periodic centre-of-mass path whose pendulum has that ZMP
   (a circulant system, solved exactly by FFT: the pendulum's only periodic solution);
 - ``sway_table``: that path as the body's offset from its nominal place, in the body
@@ -30,7 +34,11 @@ from .geometry import GRAVITY
 from .polygon import convex_hull
 
 SWAY_SAMPLES = 240  # table samples per gait cycle
-ZMP_INSET = 0.3  # share of the way from the hull's nearest point to its centroid
+ZMP_INSET = 0.3  # share of the way from the nearest admissible point to the hull's centroid
+ZMP_MARGIN = 0.8  # point feet on a polygon: admissible points lie this share of the vertex
+# centroid's own distance to the nearest edge inside every edge,
+ZMP_MARGIN_G = 0.25  # but no deeper than this many g of unplanned horizontal acceleration
+# would move the pendulum's ZMP (that times the standing height)
 
 
 COLLINEAR_TOL = 1e-15  # a foot that turns the hull by less is on its neighbours' line
@@ -58,6 +66,50 @@ def nearest_in_hull(p, hull: np.ndarray) -> np.ndarray:
     return min(cands, key=lambda q: float((q - p) @ (q - p)))
 
 
+def nearest_with_margin(p, hull: np.ndarray, share: float, cap: float = np.inf) -> np.ndarray:
+    """The point nearest ``p`` of the convex polygon ``hull`` (three or more vertices,
+    counter-clockwise) shrunk by a depth of ``share`` times its vertex centroid's distance
+    to its nearest edge, or ``cap`` (m) if that is less: ``p`` itself when that deep
+    inside, else the nearest point of the shrunk polygon (on one of its edges or at one of
+    its corners). The centroid is always in the shrunk polygon (``share`` <= 1), so there
+    is an answer."""
+    p = np.asarray(p, dtype=float)
+    edges = np.roll(hull, -1, axis=0) - hull
+    normal = np.stack([edges[:, 1], -edges[:, 0]], axis=1)  # outward (counter-clockwise)
+    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+    offset = np.einsum("ij,ij->i", normal, hull)  # edge k: normal[k] . x <= offset[k]
+    centre = hull.mean(axis=0)
+    depth = float(np.min(offset - normal @ centre))
+    size = float(np.max(np.abs(hull - centre)))
+    if depth <= 1e-9 * size:  # a sliver: no inside to keep a margin in
+        return nearest_in_hull(p, hull)
+    limit = offset - min(share * depth, cap)
+    slack = 1e-12 * (1.0 + float(np.max(np.abs(offset))))
+
+    def inside(q) -> bool:
+        return bool(np.all(normal @ q <= limit + slack))
+
+    if inside(p):
+        return p.copy()
+    best, best_d = centre, float((centre - p) @ (centre - p))
+    n = len(hull)
+    for k in range(n):  # the foot of p on each shrunk edge's line
+        q = p - (normal[k] @ p - limit[k]) * normal[k]
+        d = float((q - p) @ (q - p))
+        if d < best_d and inside(q):
+            best, best_d = q, d
+    for j in range(n):  # the shrunk polygon's corners
+        for k in range(j + 1, n):
+            a = np.stack([normal[j], normal[k]])
+            if abs(np.linalg.det(a)) < 1e-12:
+                continue
+            q = np.linalg.solve(a, np.array([limit[j], limit[k]]))
+            d = float((q - p) @ (q - p))
+            if d < best_d and inside(q):
+                best, best_d = q, d
+    return np.array(best, dtype=float)
+
+
 def _sole_points(xy: np.ndarray, soles) -> np.ndarray:
     """Each foot's support (n, 2) -> its sole's four corners (4 n, 2), soles facing +x
     (``soles``: per foot (heel, toe, half width))."""
@@ -68,13 +120,18 @@ def _sole_points(xy: np.ndarray, soles) -> np.ndarray:
     return np.array(pts)
 
 
-def zmp_path(feet_xy: np.ndarray, stance: np.ndarray, inset: float = ZMP_INSET,
-             soles=None) -> np.ndarray:  # fmt: skip
+def zmp_path(feet_xy: np.ndarray, stance: np.ndarray, inset: float = ZMP_INSET, soles=None,
+             margin: float = ZMP_MARGIN, cap: float = np.inf) -> np.ndarray:  # fmt: skip
     """The planned ZMP (N, 2) for body-frame feet ``feet_xy`` (N, L, 2) with ``stance``
-    flags (N, L): the stance hull's point nearest the body centre (the origin), moved
-    ``inset`` of the way to the hull's vertex centroid. No foot down: the origin. With
-    ``soles`` (per leg: heel, toe, half width), a foot's support is its sole, not its
-    point: the ZMP may sit anywhere on the sole, so the body need not sway as far."""
+    flags (N, L): the admissible point nearest the body centre (the origin), moved
+    ``inset`` of the way to the stance hull's vertex centroid. For point feet on a polygon
+    (three or more not on one line) the admissible points are those ``margin`` of the
+    vertex centroid's own edge distance, but no more than ``cap`` (m), inside every edge
+    (``nearest_with_margin``: the origin itself when it is that deep inside); otherwise
+    (one or two feet, feet on a line, soles) the whole hull (``nearest_in_hull``). No foot
+    down: the origin. With ``soles`` (per leg: heel, toe, half width), a foot's support is
+    its sole, not its point: the ZMP may sit anywhere on the sole, so the body need not
+    sway as far. ``sway_table`` passes a ``cap`` of ``ZMP_MARGIN_G`` standing heights."""
     out = np.zeros((len(feet_xy), 2))
     origin = np.zeros(2)
     for k, (xy, st) in enumerate(zip(feet_xy, stance, strict=True)):
@@ -85,7 +142,10 @@ def zmp_path(feet_xy: np.ndarray, stance: np.ndarray, inset: float = ZMP_INSET,
         else:
             pts = _sole_points(xy[st], [q for q, on in zip(soles, st, strict=True) if on])
         hull = convex_hull(pts, COLLINEAR_TOL)
-        near = nearest_in_hull(origin, hull)
+        if soles is None and len(hull) >= 3:
+            near = nearest_with_margin(origin, hull, margin, cap)
+        else:
+            near = nearest_in_hull(origin, hull)
         out[k] = near + inset * (hull.mean(axis=0) - near)
     return out
 
@@ -113,7 +173,8 @@ def sway_table(feet_xy: np.ndarray, stance: np.ndarray, period: float,
     plan (``zmp_path``) of the stance feet at body-frame places ``feet_xy`` (N, L, 2) with
     flags ``stance`` (N, L); a cycle lasts ``period`` seconds."""
     omega = float(np.sqrt(GRAVITY / height))
-    return periodic_lip(zmp_path(feet_xy, stance, soles=soles), omega, period)
+    cap = ZMP_MARGIN_G * height
+    return periodic_lip(zmp_path(feet_xy, stance, soles=soles, cap=cap), omega, period)
 
 
 def table_lookup(table: np.ndarray, clock) -> np.ndarray:

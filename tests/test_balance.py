@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from gaitsim.balance import (
     SWAY_SAMPLES,
     nearest_in_hull,
+    nearest_with_margin,
     periodic_lip,
     sway_table,
     table_lookup,
@@ -71,10 +72,63 @@ def test_zmp_hand_cases():
     assert zmp_path(square, left)[0] == pytest.approx([0.0, 1.0])
     # no foot down: the centre
     assert zmp_path(square, np.zeros((1, 4), bool))[0] == pytest.approx([0.0, 0.0])
-    # the triangle (1, 1), (1, -1), (3, 0): nearest point (1, 0); 30 % toward the
-    # centroid (5/3, 0) gives 1.2
+    # two feet on a line that misses the centre, (1, 0.5)-(1, 1.5): nearest point (1, 0.5),
+    # then 30 % of the way to their centroid (1, 1)
+    line = np.array([[[1.0, 0.5], [1.0, 1.5]]])
+    assert zmp_path(line, np.ones((1, 2), bool), inset=0.3)[0] == pytest.approx([1.0, 0.65])
+    # the triangle (1, 1), (1, -1), (3, 0): its centroid (5/3, 0) lies 2/3 inside the edge
+    # x = 1 and 4 / (3 sqrt 5) inside the slanted ones (the nearest); every edge moves in by
+    # 0.8 of that, so the ZMP is the foot of the centre on the moved edge x = 1 + 0.8 *
+    # 4 / (3 sqrt 5), which the slanted edges x +- 2 y <= 3 - 0.8 * 4 / 3 still admit;
+    # then 30 % of the way on to the centroid
     tri = np.array([[[1.0, 1.0], [1.0, -1.0], [3.0, 0.0]]])
-    assert zmp_path(tri, np.ones((1, 3), bool), inset=0.3)[0] == pytest.approx([1.2, 0.0])
+    near = 1.0 + 0.8 * 4.0 / (3.0 * math.sqrt(5.0))
+    got = zmp_path(tri, np.ones((1, 3), bool), inset=0.3, margin=0.8)[0]
+    assert got == pytest.approx([near + 0.3 * (5.0 / 3.0 - near), 0.0])
+    assert zmp_path(tri, np.ones((1, 3), bool), inset=0.0, margin=0.8)[0] == pytest.approx(
+        [near, 0.0]
+    )
+
+
+def test_the_margin_rule_by_hand_on_a_square():
+    """The square [-1, 1]^2: its centre is 1 from every edge, so a margin of 0.8 leaves
+    [-0.2, 0.2]^2: a point inside stays, one beside it goes to the edge, one past a corner
+    to the corner."""
+    sq = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])  # counter-clockwise
+    assert nearest_with_margin((0.1, -0.05), sq, 0.8) == pytest.approx([0.1, -0.05])
+    assert nearest_with_margin((1.0, 0.1), sq, 0.8) == pytest.approx([0.2, 0.1])
+    assert nearest_with_margin((-3.0, 2.0), sq, 0.8) == pytest.approx([-0.2, 0.2])
+    assert nearest_with_margin((0.7, 0.0), sq, 0.0) == pytest.approx([0.7, 0.0])
+    # a full margin leaves the centre alone
+    assert nearest_with_margin((5.0, -4.0), sq, 1.0) == pytest.approx([0.0, 0.0], abs=1e-9)
+    # a cap of 0.5 m on the depth leaves [-0.5, 0.5]^2
+    assert nearest_with_margin((1.0, 0.1), sq, 0.8, cap=0.5) == pytest.approx([0.5, 0.1])
+    assert nearest_with_margin((1.0, 0.1), sq, 0.8, cap=2.0) == pytest.approx([0.2, 0.1])
+
+
+polygon_pts = st.lists(st.tuples(coord, coord), min_size=3, max_size=8)
+
+
+@given(polygon_pts, st.tuples(st.floats(-3, 3), st.floats(-3, 3)), st.floats(0.0, 1.0),
+       st.one_of(st.just(math.inf), st.floats(0.0, 1.0)))  # fmt: skip
+@settings(max_examples=200, deadline=None)
+def test_the_margin_point_keeps_its_margin_and_no_such_point_is_nearer(pts, p, share, cap):
+    """Checked against the support margin (metrics.support_margin, written apart): the
+    result is ``share`` of the centroid's own margin (at most ``cap``) inside every edge,
+    and no point of the hull that keeps that margin (sampled) is nearer ``p``."""
+    hull = _hull_of(pts)
+    flags = [True] * len(hull)
+    if len(hull) < 3:
+        return
+    need = min(share * support_margin(hull.mean(axis=0), hull, flags), cap)
+    q = nearest_with_margin(p, hull, share, cap)
+    assert support_margin(q, hull, flags) >= need - 1e-9
+    rng = np.random.default_rng(1)
+    samples = rng.dirichlet(np.ones(len(hull)), size=2000) @ hull
+    keep = np.array([support_margin(s, hull, flags) >= need for s in samples])
+    d = np.hypot(*(np.asarray(p) - q))
+    assert np.all(np.hypot(*(samples[keep] - np.asarray(p)).T) >= d - 1e-9)
+
 
 
 @given(st.lists(st.floats(-1.0, 1.0), min_size=3, max_size=64),
@@ -180,3 +234,29 @@ def test_a_biped_on_soles_sways_less_than_on_points():
     pointed = np.abs(points._balance_table()).max(axis=0)
     # sideways: 21 against 29 mm (the ZMP may sit on the sole's inner edge)
     assert soled[1] < 0.8 * pointed[1], (soled, pointed)
+
+
+def test_the_sway_margin_is_capped_by_the_standing_height():
+    """The margin's depth is at most ZMP_MARGIN_G standing heights: a low, wide tripod
+    (the horn beetle, 58 mm tall on triangles whose centroids sit 43-83 mm inside) at
+    twice its stride sways about as far as its height allows, not as far as its support
+    is wide; uncapped it swayed three times its old amount and its stretched legs fell
+    out of reach in physics."""
+    from gaitsim import balance
+
+    w = Walker("horn_beetle", speed_scale=2.0, sway=1.0)
+    capped = w._balance_table()
+    h = w.geometry.standing_height
+    assert balance.ZMP_MARGIN_G * h < 0.8 * 0.043  # the cap binds for this walker
+    d = np.arange(SWAY_SAMPLES) / SWAY_SAMPLES * w.cycle
+    xy, down = w.feet_plan(d)[:2]
+    body, heading = w.path.pose(d)
+    from gaitsim.walker import _rot2
+
+    local = _rot2(-heading[:, None], xy - body[:, None, :])
+    period = w.cycle / w.nominal_speed
+    omega = math.sqrt(GRAVITY / h)
+    free = periodic_lip(zmp_path(local, down), omega, period)
+    assert np.ptp(capped, axis=0).max() < 0.75 * np.ptp(free, axis=0).max()
+    assert capped == pytest.approx(periodic_lip(
+        zmp_path(local, down, cap=balance.ZMP_MARGIN_G * h), omega, period), abs=1e-12)

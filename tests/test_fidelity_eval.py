@@ -113,3 +113,53 @@ def test_the_report_counts_the_misses_with_a_built_in_walker_in_the_sample(capsy
     out = capsys.readouterr().out
     assert "fox: touchdowns per stance 1.10" in out and "slip 3.0 mm per stance" in out
     assert "1 of 2 runs meet every bound" in out and "mean slip 2.00 mm" in out
+
+
+def _write_catalog(path: Path) -> None:
+    """A pace quadruped (in the sample) and a biped made of its left legs (left out)."""
+    legs = [{"name": n, "side": s, "phase": ph, "knee": k, "upper": 0.3, "lower": 0.3,
+             "home": [x, 0.0, z]}
+            for n, s, ph, k, x, z in [("fl", "L", 0.0, "forward", 0.15, 0.3),
+                                      ("fr", "R", 0.5, "forward", -0.15, 0.3),
+                                      ("hl", "L", 0.0, "back", 0.15, -0.3),
+                                      ("hr", "R", 0.5, "back", -0.15, -0.3)]]  # fmt: skip
+    gait = {"stride": 0.3, "duty": 0.65, "lift": 0.06, "clip_speed": 0.4, "segments": legs}
+    biped = dict(gait, duty=0.6, segments=[legs[0], legs[1]])
+    path.write_text(fe.json.dumps({"pacer": {"gait": gait}, "hopper": {"gait": biped}}))
+
+
+def test_a_users_catalog_joins_the_sample_with_what_is_left_out_named(tmp_path):
+    cat = tmp_path / "mine.json"
+    _write_catalog(cat)
+    names, skipped = fe.catalog_walkers(str(cat))
+    assert names == [f"{cat}{fe.CATALOG_SEP}pacer"]
+    assert skipped == ["hopper (2 legs, duty 0.6)"]
+    entry = fe.walker_of(names[0])
+    assert entry.gait.n_legs == 4 and entry.gait.duty == pytest.approx(0.65)
+
+
+def test_a_catalog_run_runs_its_walkers_only(tmp_path, capsys):
+    cat, out = tmp_path / "mine.json", tmp_path / "runs.json"
+    _write_catalog(cat)
+    argv = ["--catalog", str(cat), "--no-built-in", "--conditions", "flat", "--seconds",
+            "1", "--workers", "1", "--json", str(out)]  # fmt: skip
+    assert fe.main(argv) in (0, 1)  # 1 s is too short for the bounds; the run is the point
+    assert list(fe.json.loads(out.read_text())) == [f"{cat}{fe.CATALOG_SEP}pacer/flat"]
+    assert "hopper (2 legs, duty 0.6)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["{not json", '{"w": {"gait": {"stride": -1}}}'])
+def test_a_bad_catalog_is_refused_with_exit_2_and_the_file_named(tmp_path, capsys, text):
+    cat = tmp_path / "bad.json"
+    cat.write_text(text)
+    with pytest.raises(SystemExit) as e:
+        fe.main(["--catalog", str(cat), "--no-built-in"])
+    assert e.value.code == 2
+    assert "--catalog" in capsys.readouterr().err
+
+
+def test_a_missing_catalog_is_refused_with_exit_2(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        fe.main(["--catalog", str(tmp_path / "none.json"), "--no-built-in"])
+    assert e.value.code == 2
+    assert "none.json" in capsys.readouterr().err

@@ -1,6 +1,6 @@
 """The robot's angular momentum about the vertical through its centre of mass: the
 vectorised formula against hand-computed cases and an independent computation, and
-PyBullet's raw readings against MuJoCo's own figure for the same walk."""
+each engine's readings conserved in free flight."""
 
 from __future__ import annotations
 
@@ -67,18 +67,50 @@ def test_matches_the_sum_over_bodies(n, seed):
     assert momentum_about_com(m, inertia, shifted) == pytest.approx(got, abs=1e-9)
 
 
-def test_pybullet_readings_become_the_walks_momentum():
-    """A recorded PyBullet walk's momentum series: finite every step, and its rate the
-    size MuJoCo's own ``subtree_angmom`` gives for the same walk (the fox, 3 s: 0.0376 and
-    0.0370 N m RMS about the centre of mass; the same definition, not a term missing)."""
-    pytest.importorskip("mujoco")
+def test_a_recorded_walk_has_its_momentum_every_step():
+    """A recorded PyBullet walk's momentum series is finite every step, and its summary's
+    yaw moment positive."""
     from gaitsim.sim.run import simulate
 
-    figures = {}
-    for engine in ("pybullet", "mujoco"):
-        res = simulate("fox", seconds=3, engine=engine)
-        h = res.record["momentum_z"]
-        assert h.shape == res.record["t"].shape and np.isfinite(h).all()
-        figures[engine] = res.summary["yaw_moment_com_rms_nm"]
-    assert math.isfinite(figures["pybullet"]) and figures["pybullet"] > 0.0
-    assert 0.8 < figures["pybullet"] / figures["mujoco"] < 1.25, figures
+    res = simulate("fox", seconds=1)
+    h = res.record["momentum_z"]
+    assert h.shape == res.record["t"].shape and np.isfinite(h).all()
+    assert math.isfinite(res.summary["yaw_moment_com_rms_nm"])
+    assert res.summary["yaw_moment_com_rms_nm"] > 0.0
+
+
+def _flight(engine: str, drop_spin: bool = False) -> np.ndarray:
+    """The fox tossed 5 m up with a spin (1.5 rad/s about z, a tumble about x and y),
+    its legs swinging 0.4 rad at 12 rad/s by their motors for a quarter second, before
+    anything touches the ground: the engine's own readings through ``momentum_series``."""
+    from gaitsim.sim.engine import load_robot, make_world
+
+    with make_world(engine) as world:
+        robot = load_robot(world, "fox", base_position=(0.0, 0.0, 5.0))
+        robot.set_base_velocity((0.3, 0.0, 0.0), (0.4, -0.3, 1.5))
+        q0 = np.asarray(robot.home_joints, dtype=float)
+        raw = []
+        for k in range(60):
+            robot.command_positions(q0 + 0.4 * math.sin(12.0 * k * world.dt))
+            world.step(1)
+            raw.append(robot.sense().momentum_z)
+        if drop_spin:  # PyBullet's formula without the links' own spin
+            robot._inertia_list = [(0.0, 0.0, 0.0)] * len(robot._inertia_list)
+        return robot.momentum_series(raw)
+
+
+@pytest.mark.parametrize("engine", ["pybullet", "mujoco"])
+def test_momentum_is_conserved_in_free_flight(engine):
+    """In the air nothing outside acts about the vertical through the centre of mass, so
+    what the legs' motors swing one way the body turns the other: the whole robot's
+    momentum stays put. Measured: a spread of 3.0 % of its mean on PyBullet (its links'
+    default velocity damping and the motors' constraint solve), 0.4 % on MuJoCo
+    (``subtree_angmom``); the PyBullet formula without the links' spin spreads 26 %."""
+    if engine == "mujoco":
+        pytest.importorskip("mujoco")
+    h = _flight(engine)
+    assert np.isfinite(h).all() and h.mean() > 0.05
+    assert np.ptp(h) <= 0.05 * h.mean(), (h.min(), h.max())
+    if engine == "pybullet":
+        broken = _flight(engine, drop_spin=True)
+        assert np.ptp(broken) > 0.15 * abs(broken.mean())  # the check can fail

@@ -217,12 +217,16 @@ def test_built_in_walkers_keep_their_gait_on_rough_ground_and_slopes(walker, gro
 
 
 def test_clearance_swing_walks_on_rough_ground():
-    """The clearance arc (a floor under the swing) walks the fox on 2 cm rough ground and
-    scuffs less than the sine arc."""
-    rough = Rough(0.02, seed=1, flat_radius=0.3)
+    """The clearance arc (a floor under the swing) walks the fox on 4 cm rough ground and
+    scuffs less than the sine arc. Since the balancing sway keeps its ZMP well inside the
+    three-foot phases the fox's sine arc no longer scuffs on 2 cm rough ground (a share of
+    0.000-0.002 over four grounds), so the comparison is made where it does: 0.006 on this
+    ground, the clearance arc 0.000."""
+    rough = Rough(0.04, seed=1, flat_radius=0.3)
     sine = simulate("fox", seconds=8, terrain=rough, walker_options={"swing": "sine"}).summary
     clear = simulate("fox", seconds=8, terrain=rough, walker_options={"swing": "clearance"}).summary
     assert clear["verdict"] == "walked", clear["verdict_reason"]
+    assert sine["swing_scuff_share"] > 0.0  # the comparison below means something
     assert clear["swing_scuff_share"] < sine["swing_scuff_share"]
 
 
