@@ -163,3 +163,17 @@ def test_a_missing_catalog_is_refused_with_exit_2(tmp_path, capsys):
         fe.main(["--catalog", str(tmp_path / "none.json"), "--no-built-in"])
     assert e.value.code == 2
     assert "none.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["user_walkers.json", "awkward_walkers.json"])
+def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name):
+    """The hand-written catalogs the README's figures come from stay valid catalogs whose
+    every walker passes the kinematic walk test (no stance foot slides, all in reach)."""
+    from gaitsim.catalog import load_catalog
+    from gaitsim.validate import validate_entry
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / name
+    catalog = load_catalog(str(path))
+    assert len(catalog) >= 10
+    failed = [k for k, e in catalog.items() if not validate_entry(e)["pass"]]
+    assert failed == []
