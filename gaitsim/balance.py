@@ -110,6 +110,18 @@ def nearest_with_margin(p, hull: np.ndarray, share: float, cap: float = np.inf) 
     return np.array(best, dtype=float)
 
 
+def home_support_gap(homes_xy) -> float:
+    """How far (m) the body centre (the origin) lies outside the convex hull of the feet's
+    body-frame home points ``homes_xy`` (L, 2): 0 inside it, or where the homes are fewer
+    than three or on one line (a biped's, a trot's pair: no polygon to be outside of). A
+    walker whose feet all stand ahead of (or beside) its centre has to sway its body that
+    far over them on every step."""
+    hull = convex_hull(np.asarray(homes_xy, dtype=float), COLLINEAR_TOL)
+    if len(hull) < 3:
+        return 0.0
+    return float(np.hypot(*nearest_in_hull(np.zeros(2), hull)))
+
+
 def _sole_points(xy: np.ndarray, soles) -> np.ndarray:
     """Each foot's support (n, 2) -> its sole's four corners (4 n, 2), soles facing +x
     (``soles``: per foot (heel, toe, half width))."""

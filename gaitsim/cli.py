@@ -416,10 +416,29 @@ def cmd_walk(args) -> int:
                 f"\n{entry.name} did not walk: {summary.verdict} ({summary.verdict_reason})"
                 "; exit code 1"
             )
-    note = _line_balance_note(summary)
-    if note and not args.quiet:
-        print(note, file=sys.stderr)
+    for note in (_line_balance_note(summary), _home_support_note(entry, summary)):
+        if note and not args.quiet:
+            print(note, file=sys.stderr)
     return 0 if summary.walked else 1
+
+
+def _home_support_note(entry, summary) -> str | None:
+    """Why a walker whose body centre lies outside the polygon of its feet's homes did not
+    walk, and what to change (None for every other run)."""
+    from .balance import home_support_gap
+    from .geometry import geometry
+
+    if summary.walked:
+        return None
+    gap = home_support_gap(geometry(entry.gait).homes[:, :2])
+    if gap <= 0.0:
+        return None
+    return (
+        f"note: the body's centre lies {gap * 1000:.0f} mm outside the polygon of its feet's "
+        "home points, so the balancing sway carries the body at least that far over the feet on "
+        "every step and the legs work near the end of their reach; put the homes (Gaitkit "
+        "z forward, x left) around the body's centre"
+    )
 
 
 def _line_balance_note(summary) -> str | None:

@@ -260,3 +260,17 @@ def test_the_sway_margin_is_capped_by_the_standing_height():
     assert np.ptp(capped, axis=0).max() < 0.75 * np.ptp(free, axis=0).max()
     assert capped == pytest.approx(periodic_lip(
         zmp_path(local, down, cap=balance.ZMP_MARGIN_G * h), omega, period), abs=1e-12)
+
+
+def test_the_home_support_gap_by_hand():
+    """Homes on a square around the centre: 0; the same square moved 0.04-0.16 m ahead:
+    the centre is 0.04 m behind it; 0.03 m ahead and 0.04 m to the left of a corner:
+    0.05 m; two homes (a line) or one: 0."""
+    from gaitsim.balance import home_support_gap
+
+    sq = np.array([[0.06, 0.05], [0.06, -0.05], [-0.06, 0.05], [-0.06, -0.05]])
+    assert home_support_gap(sq) == 0.0
+    assert home_support_gap(sq + np.array([0.10, 0.0])) == pytest.approx(0.04)
+    corner = np.array([[0.03, -0.04], [0.2, -0.04], [0.03, -0.3]])
+    assert home_support_gap(corner) == pytest.approx(0.05)
+    assert home_support_gap(sq[:2]) == 0.0 and home_support_gap(sq[:1]) == 0.0
