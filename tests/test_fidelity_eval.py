@@ -128,14 +128,25 @@ def _write_catalog(path: Path) -> None:
     path.write_text(fe.json.dumps({"pacer": {"gait": gait}, "hopper": {"gait": biped}}))
 
 
-def test_a_users_catalog_joins_the_sample_with_what_is_left_out_named(tmp_path):
+def test_a_users_catalog_joins_the_sample_with_its_verdict_only_walkers_named(tmp_path):
     cat = tmp_path / "mine.json"
     _write_catalog(cat)
-    names, skipped = fe.catalog_walkers(str(cat))
-    assert names == [f"{cat}{fe.CATALOG_SEP}pacer"]
-    assert skipped == ["hopper (2 legs, duty 0.6)"]
-    entry = fe.walker_of(names[0])
+    names, notes = fe.catalog_walkers(str(cat))
+    pacer, hopper = f"{cat}{fe.CATALOG_SEP}pacer", f"{cat}{fe.CATALOG_SEP}hopper"
+    assert names == [pacer, hopper]
+    assert notes == ["hopper (2 legs, duty 0.6, assist body)"]
+    assert not fe.verdict_only(pacer) and fe.verdict_only(hopper)
+    assert not fe.verdict_only("seed3") and not fe.verdict_only("fox")
+    entry = fe.walker_of(pacer)
     assert entry.gait.n_legs == 4 and entry.gait.duty == pytest.approx(0.65)
+
+
+def test_a_verdict_only_walker_is_judged_by_its_verdict_alone():
+    bad = _summary(touchdowns_per_stance=3.0, duty_by_leg=[0.2] * 4, speed_ratio=0.5)
+    assert fe.misses("x", "flat", bad, 0.70, verdict=True) == []
+    assert fe.misses("x", "up5", _summary(verdict="carried"), 0.70, verdict=True) == [
+        "verdict carried"
+    ]
 
 
 def test_a_catalog_run_runs_its_walkers_only(tmp_path, capsys):
@@ -144,8 +155,13 @@ def test_a_catalog_run_runs_its_walkers_only(tmp_path, capsys):
     argv = ["--catalog", str(cat), "--no-built-in", "--conditions", "flat", "--seconds",
             "1", "--workers", "1", "--json", str(out)]  # fmt: skip
     assert fe.main(argv) in (0, 1)  # 1 s is too short for the bounds; the run is the point
-    assert list(fe.json.loads(out.read_text())) == [f"{cat}{fe.CATALOG_SEP}pacer/flat"]
-    assert "hopper (2 legs, duty 0.6)" in capsys.readouterr().err
+    runs = fe.json.loads(out.read_text())
+    assert list(runs) == [f"{cat}{fe.CATALOG_SEP}{w}/flat" for w in ("pacer", "hopper")]
+    assert runs[f"{cat}{fe.CATALOG_SEP}hopper/flat"]["body"] == "assist"  # its default body
+    assert runs[f"{cat}{fe.CATALOG_SEP}pacer/flat"]["body"] == "free"
+    captured = capsys.readouterr()
+    assert "hopper (2 legs, duty 0.6, assist body)" in captured.err
+    assert "verdict only: " in captured.out and "hopper flat" in captured.out
 
 
 @pytest.mark.parametrize("text", ["{not json", '{"w": {"gait": {"stride": -1}}}'])
