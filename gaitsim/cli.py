@@ -185,6 +185,11 @@ def cmd_validate(args) -> int:
             f"cycle); a walker fails above {SLIDE_LIMIT_MM} mm or when a foot is out of reach "
             "on flat ground"
         )
+    if not args.quiet:
+        for e in cat.values():
+            note = _home_gap_note(e)
+            if note:
+                print(f"note: {e.name}: {note}", file=sys.stderr)
     if args.write:
         entries = []
         for e, r in zip(cat.values(), results, strict=True):
@@ -425,19 +430,26 @@ def cmd_walk(args) -> int:
 def _home_support_note(entry, summary) -> str | None:
     """Why a walker whose body centre lies outside the polygon of its feet's homes did not
     walk, and what to change (None for every other run)."""
+    if summary.walked:
+        return None
+    note = _home_gap_note(entry)
+    return None if note is None else f"note: {note}"
+
+
+def _home_gap_note(entry) -> str | None:
+    """What a body centre outside the polygon of its feet's homes costs in physics, and the
+    fix (None when the centre is inside, or the homes make no polygon)."""
     from .balance import home_support_gap
     from .geometry import geometry
 
-    if summary.walked:
-        return None
     gap = home_support_gap(geometry(entry.gait).homes[:, :2])
     if gap <= 0.0:
         return None
     return (
-        f"note: the body's centre lies {gap * 1000:.0f} mm outside the polygon of its feet's "
-        "home points, so the balancing sway carries the body at least that far over the feet on "
-        "every step and the legs work near the end of their reach; put the homes (Gaitkit "
-        "z forward, x left) around the body's centre"
+        f"the body's centre lies {gap * 1000:.0f} mm outside the polygon of its feet's home "
+        "points, so in physics the balancing sway carries the body at least that far over "
+        "the feet on every step and the legs work near the end of their reach; put the "
+        "homes (Gaitkit z forward, x left) around the body's centre"
     )
 
 

@@ -176,3 +176,21 @@ def test_cli_errors_are_clear_and_leave_no_file(tmp_path):
 def test_every_command_has_help(cmd):
     r = run(cmd, "--help")
     assert r.returncode == 0 and "usage:" in r.stdout
+
+
+def test_validate_notes_a_body_centre_outside_its_feet(capsys):
+    """The front-footed hexapod of experiments/awkward_walkers.json passes the kinematic
+    walk test, and validate says what physics will make of its homes (40 mm behind them);
+    the built-in walkers get no note, and --quiet keeps it out."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "awkward_walkers.json"
+    assert main(["validate", "--catalog", str(path)]) == 0
+    err = capsys.readouterr().err
+    notes = [line for line in err.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1 and notes[0].startswith("note: forward_hex: ")
+    assert "40 mm outside" in notes[0]
+    assert main(["validate", "--catalog", str(path), "-q"]) == 0
+    assert "note:" not in capsys.readouterr().err
+    assert main(["validate"]) == 0
+    assert "note:" not in capsys.readouterr().err
