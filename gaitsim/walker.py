@@ -387,8 +387,13 @@ class Walker:
         return self.sway * _rot2(heading, local)
 
     def _balance_table(self) -> np.ndarray:
-        """``balance.sway_table`` for this walker: its planned feet over one cycle, seen
-        from the (unswayed) body, a cycle of ``cycle / nominal_speed`` seconds."""
+        """``balance.sway_table`` for this walker, over its ``_balance_plan``."""
+        return balance.sway_table(*self._balance_plan())
+
+    def _balance_plan(self) -> tuple:
+        """What the sway table is built from: the planned feet over one cycle seen from the
+        (unswayed) body (``SWAY_SAMPLES``, L, 2), their stance flags, the cycle's
+        ``cycle / nominal_speed`` seconds, the standing height and the soles (or None)."""
         d = np.arange(balance.SWAY_SAMPLES) / balance.SWAY_SAMPLES * self.cycle
         xy, stance = self.feet_plan(d)[:2]
         body_xy, heading = self.path.pose(d)
@@ -396,7 +401,7 @@ class Walker:
         period = self.cycle / self.nominal_speed
         soles = None if self.soles is None else [(q.heel, q.toe, 0.5 * q.width)
                                                   for q in self.soles]  # fmt: skip
-        return balance.sway_table(local, stance, period, self.geometry.standing_height, soles)
+        return local, stance, period, self.geometry.standing_height, soles
 
     def _bob(self, stance, s):
         """Vertical bob: highest when stance legs are mid-stance, mean zero over a cycle."""

@@ -246,15 +246,8 @@ def test_the_sway_margin_is_capped_by_the_standing_height():
 
     w = Walker("horn_beetle", speed_scale=2.0, sway=1.0)
     capped = w._balance_table()
-    h = w.geometry.standing_height
+    local, down, period, h, _ = w._balance_plan()
     assert balance.ZMP_MARGIN_G * h < 0.8 * 0.043  # the cap binds for this walker
-    d = np.arange(SWAY_SAMPLES) / SWAY_SAMPLES * w.cycle
-    xy, down = w.feet_plan(d)[:2]
-    body, heading = w.path.pose(d)
-    from gaitsim.walker import _rot2
-
-    local = _rot2(-heading[:, None], xy - body[:, None, :])
-    period = w.cycle / w.nominal_speed
     omega = math.sqrt(GRAVITY / h)
     free = periodic_lip(zmp_path(local, down), omega, period)
     assert np.ptp(capped, axis=0).max() < 0.75 * np.ptp(free, axis=0).max()
