@@ -5,8 +5,9 @@ start and from episode seed 1, a 5 deg climb, a 5 deg descent and 1 cm rough gro
 
 Run: python experiments/fidelity_eval.py [--engine pybullet|mujoco] [--workers 2]
 [--seconds 10] [--json FILE] [--seeds A-B] [--conditions C,C] [--no-built-in]
-[--catalog FILE] (a user's own walkers; those with fewer than four legs or duty < 0.5
-are run on their default body and judged by their verdict alone)
+[--catalog FILE] [--lopsided-knees] (a user's own walkers; those with fewer than four
+legs or duty < 0.5 are run on their default body and judged by their verdict alone;
+``--lopsided-knees``: the generated walkers drawn with one hind knee forward, one back)
 (``--seeds 40-99 --conditions flat --no-built-in``: a fresh sample of walkers, flat only)
 
 The bounds checked (a run that misses one is listed with the reason):
@@ -39,12 +40,16 @@ DUTY_MAX, DUTY_MEAN, TD_FLAT, TD_OFF, TIMING, SPEED = 0.08, 0.05, 1.2, 1.5, 0.10
 SLIP_BEFORE_MM = {"fox": 4.2, "hound": 5.7, "horn_beetle": 2.0, "spider_bot": 1.6}
 
 
-def generated_seeds(seeds=SEED_RANGE) -> list[int]:
+def generated_seeds(seeds=SEED_RANGE, lopsided: bool = False) -> list[int]:
     """The seeds among ``seeds`` (default 0-39) whose walker has four or more legs and
-    duty >= 0.5."""
+    duty >= 0.5; ``lopsided``: only those whose walker drawn with ``lopsided_knees`` (one
+    hind knee forward, one back) differs from the plain one."""
     from gaitsim.generate import random_entry
 
-    return [s for s in seeds if in_bounds(random_entry(s).gait)]
+    out = [s for s in seeds if in_bounds(random_entry(s).gait)]
+    if lopsided:
+        out = [s for s in out if random_entry(s, lopsided_knees=True) != random_entry(s)]
+    return out
 
 
 CATALOG_SEP = "::"  # a walker from a user's catalog is named FILE::WALKER
@@ -59,6 +64,8 @@ def walker_of(name: str):
     if CATALOG_SEP in name:
         path, _, walker = name.rpartition(CATALOG_SEP)
         return load_catalog(path)[walker]
+    if name.startswith("lopsided"):  # a generated walker with lopsided hind knees
+        return random_entry(int(name[8:]), lopsided_knees=True)
     return random_entry(int(name[4:])) if name.startswith("seed") else resolve_entry(name)
 
 
@@ -216,6 +223,13 @@ def main(argv=None) -> int:
         "< 0.5 on their default body, judged by the verdict alone)",
     )
     ap.add_argument(
+        "--lopsided-knees",
+        action="store_true",
+        help="run the seeds' walkers whose hind knees the generator can draw one forward "
+        "and one back (gaitsim.generate.random_walker's lopsided_knees), drawn so, as "
+        "lopsidedN; the other seeds are left out",
+    )
+    ap.add_argument(
         "--no-built-in",
         action="store_true",
         help="leave out the four built-in walkers (generated ones only)",
@@ -230,7 +244,8 @@ def main(argv=None) -> int:
     names = [] if args.no_built_in else list(BUILT_IN)
     if args.seeds is None:
         args.seeds = range(0) if args.catalog else SEED_RANGE
-    names += [f"seed{s}" for s in generated_seeds(args.seeds)]
+    prefix = "lopsided" if args.lopsided_knees else "seed"
+    names += [f"{prefix}{s}" for s in generated_seeds(args.seeds, args.lopsided_knees)]
     if args.catalog:
         from gaitsim.catalog import CatalogError
 

@@ -53,11 +53,19 @@ def random_walker(
     knee: str | None = None,
     duty: float | None = None,
     upper: bool = False,
+    lopsided_knees: bool = False,
 ) -> dict:
     """One plausible walker as a catalog object ``{name: {"gait": {...}}}`` (Gaitkit frame:
     x left, y up, z forward). ``legs``, ``knee`` and ``duty`` pin those draws; ``upper``
     adds an upper body (``random_upper_body``, drawn after everything else, so the legs
-    are the same walker's)."""
+    are the same walker's).
+
+    A four-legged walker's hind pair turns its knees the other way from the front pair's
+    half the time (mixed fore and hind knees, as a horse's), both hind legs alike.
+    ``lopsided_knees`` draws that flip for each hind leg on its own, so a hind pair may
+    have one knee forward and one back: the walkers gaitsim 0.x drew by mistake for 19 of
+    seeds 0-399, kept for stress tests (the random draws are the same either way, so every
+    other walker is unchanged)."""
     rng = np.random.default_rng(seed)
     n = int(legs) if legs is not None else int(rng.choice(LEG_COUNTS))
     if n < 2 or n % 2:
@@ -90,10 +98,14 @@ def random_walker(
     segments = []
     for i in range(pairs):
         forward = ((pairs - 1) / 2.0 - i) * spacing  # front pair first
+        flip = None  # the hind pair's knees turned the other way (a draw per leg, see above)
         for side, sign, phase in (("L", 1.0, phases[i][0]), ("R", -1.0, phases[i][1])):
             k = knee
-            if n == 4 and knee != "up" and i == 1 and rng.random() < 0.5:
-                k = "back" if knee == "forward" else "forward"  # mixed fore and hind knees
+            if n == 4 and knee != "up" and i == 1:
+                drawn = bool(rng.random() < 0.5)
+                flip = drawn if flip is None or lopsided_knees else flip
+                if flip:  # mixed fore and hind knees
+                    k = "back" if knee == "forward" else "forward"
             segments.append(
                 {
                     "name": f"leg{i}_{side.lower()}",

@@ -193,3 +193,16 @@ def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name):
     assert len(catalog) >= 10
     failed = [k for k, e in catalog.items() if not validate_entry(e)["pass"]]
     assert failed == []
+
+
+def test_the_lopsided_sample_is_the_walkers_that_change():
+    """``--lopsided-knees``: the seeds whose generated walker can have one hind knee
+    forward and one back, drawn so (``lopsidedN``), and no other seed."""
+    from gaitsim.generate import random_entry
+
+    seeds = fe.generated_seeds(range(200, 260), lopsided=True)
+    assert seeds == [201, 231, 247, 255]
+    knees = [leg.knee for leg in fe.walker_of("lopsided201").gait.legs]
+    assert knees == ["back", "back", "back", "forward"]
+    assert fe.walker_of("seed201") == random_entry(201)
+    assert [leg.knee for leg in fe.walker_of("seed201").gait.legs] == ["back"] * 4
