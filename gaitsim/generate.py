@@ -100,12 +100,7 @@ def random_walker(
         forward = ((pairs - 1) / 2.0 - i) * spacing  # front pair first
         flip = None  # the hind pair's knees turned the other way (a draw per leg, see above)
         for side, sign, phase in (("L", 1.0, phases[i][0]), ("R", -1.0, phases[i][1])):
-            k = knee
-            if n == 4 and knee != "up" and i == 1:
-                drawn = bool(rng.random() < 0.5)
-                flip = drawn if flip is None or lopsided_knees else flip
-                if flip:  # mixed fore and hind knees
-                    k = "back" if knee == "forward" else "forward"
+            k, flip = _leg_knee(rng, knee, n == 4 and i == 1, flip, lopsided_knees)
             segments.append(
                 {
                     "name": f"leg{i}_{side.lower()}",
@@ -127,6 +122,19 @@ def random_walker(
     if upper:
         gait["upper_body"] = random_upper_body(rng, n, length)
     return {f"generated_{seed}": {"gait": gait}}
+
+
+def _leg_knee(rng, knee: str, hind_of_four: bool, flip, lopsided: bool):
+    """A leg's knee kind and the hind pair's flip so far: a four-legged walker's hind legs
+    (``hind_of_four``) each draw whether their knees turn the other way from the walker's
+    ``knee``; the pair keeps its first leg's draw unless ``lopsided`` (``random_walker``)."""
+    if not hind_of_four or knee == "up":
+        return knee, flip
+    drawn = bool(rng.random() < 0.5)
+    flip = drawn if flip is None or lopsided else flip
+    if flip:  # mixed fore and hind knees
+        return ("back" if knee == "forward" else "forward"), flip
+    return knee, flip
 
 
 def random_upper_body(rng: np.random.Generator, legs: int, length: float) -> dict:
