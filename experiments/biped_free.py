@@ -2,7 +2,15 @@
 conditions of the bipeds issue, and the largest sideways push each survives.
 
 Run: python experiments/biped_free.py [--workers 2] [--walkers mechanic,raptor]
-[--json FILE]
+[--json FILE] [--feet derived|set_back] [--generated N]
+``--feet set_back`` runs each biped as a catalog variant: every sole's ankle yaws too
+(``"ankle": "yaw_pitch_roll"``) and every home (with the hip above it) sits (toe - heel) / 2
+further back, so the middle of the derived sole, not its ankle, stands under the hip
+(``set_back``). ``--generated N`` runs, instead of the conditions below, the first N
+generated bipeds (``gaitsim.generate``) 10 s on flat ground from two start points;
+``--tempo R`` (with ``--generated``) first sets each one's ``clip_speed`` so that its
+gait cycle lasts R periods of a pendulum as long as its hip is high (2 pi sqrt(h / g)),
+its stride unchanged: the built-in bipeds step at 0.59 (mechanic) and 0.67 (raptor).
 Prints a markdown table (one row per walker and condition: verdict and its reason, speed
 ratio, slip per stance, touchdowns per stance, sole pitch at touchdown and lift-off) and,
 per walker, the largest push of PUSHES (m/s, to its left and right, at PUSH_AT s of a
@@ -33,33 +41,98 @@ PUSHES = (0.1, 0.2, 0.3, 0.4)  # m/s, each to the left (+) and to the right (-)
 PUSH_AT, PUSH_SECONDS = 5.0, 10.0
 
 
+FEET = ("derived", "set_back")
+
+
+def set_back(entry):
+    """``entry`` with yawing ankles and every home (and a default hip above it) moved back
+    by (toe - heel) / 2 of its leg's sole, so that the sole's middle stands where the
+    ankle stood: a catalog a user can write (homes, hips and ``foot`` keys only)."""
+    import dataclasses
+
+    from gaitsim.feet import soles
+
+    feet = soles(entry.gait)
+    if feet is None:
+        raise ValueError(f"{entry.name} has no soles to set back")
+    legs = []
+    for leg, sole in zip(entry.gait.legs, feet, strict=True):
+        dx = 0.5 * (sole.toe - sole.heel)
+        foot = dict(leg.foot) if isinstance(leg.foot, tuple) else {}
+        foot["ankle"] = "yaw_pitch_roll"
+        hip = None if leg.hip is None else (leg.hip[0] - dx, leg.hip[1], leg.hip[2])
+        home = (leg.home[0] - dx, leg.home[1], leg.home[2])
+        legs.append(dataclasses.replace(leg, home=home, hip=hip, foot=tuple(foot.items())))
+    return dataclasses.replace(entry, gait=dataclasses.replace(entry.gait, legs=tuple(legs)))
+
+
+def at_tempo(entry, tempo: float):
+    """``entry`` with the ``clip_speed`` that makes its gait cycle (stride / (duty x
+    clip_speed)) last ``tempo`` pendulum periods 2 pi sqrt(hip height / g)."""
+    import dataclasses
+
+    from gaitsim.geometry import GRAVITY, geometry
+
+    g = entry.gait
+    pendulum = 2.0 * math.pi * math.sqrt(geometry(g).hip_height / GRAVITY)
+    speed = g.stride / (g.duty * tempo * pendulum)
+    return dataclasses.replace(entry, gait=dataclasses.replace(g, clip_speed=speed))
+
+
+def entry_of(walker: str, feet: str, tempo: float | None = None):
+    """A built-in walker (or ``seedN``, a generated one) with its feet as ``feet`` says,
+    at ``tempo`` pendulum periods a cycle (None: its own)."""
+    from gaitsim.generate import random_entry
+    from gaitsim.walker import resolve_entry
+
+    entry = random_entry(int(walker[4:])) if walker.startswith("seed") else resolve_entry(walker)
+    if tempo is not None:
+        entry = at_tempo(entry, tempo)
+    return set_back(entry) if feet == "set_back" else entry
+
+
 def run_cell(cell):
     """One free-body run: the figures the table shows."""
     from gaitsim.sim.controller import ControlConfig
     from gaitsim.sim.run import simulate
     from gaitsim.terrain import Rough, Slope
 
-    walker, name, seconds, kw = cell
+    walker, name, seconds, kw, feet, tempo = cell
     kw = dict(kw)
     if "slope_deg" in kw:
         kw["terrain"] = Slope(math.radians(kw.pop("slope_deg")))
     if "roughness" in kw:
         kw["terrain"] = Rough(amplitude=kw.pop("roughness"), seed=0)
-    s = simulate(walker, seconds=seconds, config=ControlConfig(body="free"), **kw).summary
+    entry = entry_of(walker, feet, tempo)
+    s = simulate(entry, seconds=seconds, config=ControlConfig(body="free"), **kw).summary
     keep = ("verdict", "verdict_reason", "speed_ratio", "slip_mm_per_stance",
             "touchdowns_per_stance", "sole_pitch_deg_at_touchdown",
             "sole_pitch_deg_at_liftoff", "time_to_fall_s")  # fmt: skip
     return walker, name, {k: s.get(k) for k in keep}
 
 
-def cells(walkers):
-    out = [(w, c, sec, kw) for w in walkers for c, (sec, kw) in CONDITIONS.items()]
+def cells(walkers, feet: str = "derived"):
+    out = [(w, c, sec, kw, feet, None) for w in walkers for c, (sec, kw) in CONDITIONS.items()]
     for w in walkers:
         for v in PUSHES:
             for sign in (1.0, -1.0):
                 kw = {"push_at": PUSH_AT, "push_velocity": sign * v}
-                out.append((w, f"push {sign * v:+.1f} m/s at {PUSH_AT:g} s", PUSH_SECONDS, kw))
+                name = f"push {sign * v:+.1f} m/s at {PUSH_AT:g} s"
+                out.append((w, name, PUSH_SECONDS, kw, feet, None))
     return out
+
+
+def generated_cells(n: int, feet: str, tempo: float | None = None):
+    """The first ``n`` generated bipeds, 10 s flat from the default start and seed 1."""
+    from gaitsim.generate import random_entry
+
+    seeds, s = [], 0
+    while len(seeds) < n:
+        if random_entry(s).gait.n_legs == 2:
+            seeds.append(s)
+        s += 1
+    starts = (("flat, 10 s", {}), ("flat, 10 s, seed 1", {"seed": 1}))
+    return [(f"seed{k}", c, 10.0, kw, feet, tempo) for k in seeds for c, kw in starts]
 
 
 def _fmt(x, spec):
@@ -67,17 +140,35 @@ def _fmt(x, spec):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--walkers", type=subset(WALKERS, "walker"), default=WALKERS,
                     help=f"a comma-separated subset of {','.join(WALKERS)} (default all)")
     ap.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
+    ap.add_argument("--feet", choices=FEET, default="derived",
+                    help="derived: the catalog's own feet; set_back: yawing ankles, each "
+                    "sole's middle under its hip (see the module docstring)")  # fmt: skip
+    ap.add_argument("--generated", type=int, default=0, metavar="N",
+                    help="run the first N generated bipeds on flat ground instead")
+    ap.add_argument("--tempo", type=float, default=None, metavar="R",
+                    help="with --generated: each biped's cycle set to R pendulum periods")
     args = ap.parse_args()
+    if args.workers < 1 or args.generated < 0:
+        ap.error("--workers must be at least 1 and --generated at least 0")
+    if args.tempo is not None and not (args.generated and math.isfinite(args.tempo)
+                                       and args.tempo > 0):  # fmt: skip
+        ap.error("--tempo needs --generated N and a positive number of pendulum periods")
     walkers = args.walkers
+    if args.generated:
+        todo = generated_cells(args.generated, args.feet, args.tempo)
+    else:
+        todo = cells(walkers, args.feet)
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
-        results = list(pool.map(run_cell, cells(walkers)))
+        results = list(pool.map(run_cell, todo))
     wall = time.perf_counter() - t0
+    if args.generated:
+        walkers = []  # no push summary: the generated runs have no pushes
     print("| walker | condition (free body) | verdict | speed ratio | slip mm / stance | "
           "touchdowns / stance | sole pitch deg at touchdown / lift-off |")  # fmt: skip
     print("| --- " * 7 + "|")
@@ -104,8 +195,10 @@ def main():
             print(f"{w}: largest push to its {side} survived (of {PUSHES} m/s): {got}")
     print(f"\nwall time {wall:.0f} s with {args.workers} workers")
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump([{"walker": w, "condition": n, **r} for w, n, r in results], fh, indent=1)
+        from gaitsim.catalog import atomic_write_text
+
+        rows = [{"walker": w, "condition": n, **r} for w, n, r in results]
+        atomic_write_text(args.json, json.dumps(rows, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -141,3 +141,70 @@ def test_with_a_yawing_ankle_the_legs_hold_the_body_s_yaw(seed):
 
     full, half = fall_time(1.0), fall_time(0.5)
     assert full > half + 1.0, (full, half)
+
+
+def _biped_free():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+    import biped_free
+
+    return biped_free
+
+
+def test_set_back_moves_every_home_by_half_the_sole_and_lets_the_ankle_yaw():
+    """``experiments/biped_free.set_back`` by hand on the raptor: its derived soles reach
+    0.04 m behind the ankle and 0.12 m ahead (a third of its 0.48 m leg, a quarter of that
+    behind), so every home (and the hip above it) moves 0.04 m back; the ankle yaws; the
+    variant is still a valid catalog walker (the kinematic walk test passes)."""
+    from gaitsim.feet import soles
+    from gaitsim.validate import validate_entry
+
+    raptor = resolve_entry("raptor")
+    sole = soles(raptor.gait)[0]
+    assert (sole.heel, sole.toe) == pytest.approx((0.04, 0.12))
+    moved = _biped_free().set_back(raptor)
+    for a, b in zip(raptor.gait.legs, moved.gait.legs, strict=True):
+        assert b.home == pytest.approx((a.home[0] - 0.04, a.home[1], a.home[2]))
+        assert dict(b.foot)["ankle"] == "yaw_pitch_roll"
+    assert soles(moved.gait)[0].ankle == "yaw_pitch_roll"
+    assert validate_entry(moved)["pass"]
+    with pytest.raises(ValueError, match="no soles"):
+        _biped_free().set_back(resolve_entry("fox"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [None, 2])
+def test_the_raptor_walks_free_with_its_soles_set_back(seed):
+    """Set back under its hips and with ankles that yaw, the raptor walks free (10 s flat;
+    measured 20 s from these start points, it fell at 12.6 s from seed 1), where on its
+    derived feet it falls at 3.7 and 5.1 s: its body pitches back over the heels of soles
+    that reach three times as far ahead of the ankle as behind it."""
+    kw = {} if seed is None else {"seed": seed}
+    entry = _biped_free().set_back(resolve_entry("raptor"))
+    s = simulate(entry, seconds=10.0, config=FREE, **kw).summary
+    assert s["verdict"] == "walked", s["verdict_reason"]
+    derived = simulate("raptor", seconds=10.0, config=FREE, **kw).summary
+    assert derived["verdict"] == "fell"
+
+
+@pytest.mark.slow
+def test_a_biped_falls_free_at_a_slow_tempo_and_walks_at_a_brisk_one():
+    """The free bipeds' envelope is the gait's tempo (README): the mechanic walks at its
+    catalog's 0.6 m/s (a cycle of 0.59 pendulum periods) and falls at 0.5 m/s (0.71);
+    generated biped 48 (cycle 1.09 pendulum periods) falls within a second and walks at
+    0.5 (``biped_free.at_tempo``, its stride unchanged)."""
+    bf = _biped_free()
+    mechanic = resolve_entry("mechanic")
+    slow = dataclasses.replace(mechanic, gait=dataclasses.replace(mechanic.gait, clip_speed=0.5))
+    assert simulate(slow, seconds=10.0, config=FREE).summary["verdict"] == "fell"
+    own = bf.entry_of("seed48", "derived")
+    s = simulate(own, seconds=10.0, config=FREE).summary
+    assert s["verdict"] == "fell" and s["time_to_fall_s"] < 2.0
+    brisk = bf.entry_of("seed48", "derived", tempo=0.5)
+    assert brisk.gait.clip_speed > 2.0 * own.gait.clip_speed
+    for seed in (None, 1):
+        kw = {} if seed is None else {"seed": seed}
+        s = simulate(brisk, seconds=10.0, config=FREE, **kw).summary
+        assert s["verdict"] == "walked", s["verdict_reason"]
