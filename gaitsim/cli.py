@@ -421,10 +421,34 @@ def cmd_walk(args) -> int:
                 f"\n{entry.name} did not walk: {summary.verdict} ({summary.verdict_reason})"
                 "; exit code 1"
             )
-    for note in (_line_balance_note(summary), _home_support_note(entry, summary)):
+    notes = (_line_balance_note(summary), _home_support_note(entry, summary),
+             _biped_tempo_note(entry, summary))  # fmt: skip
+    for note in notes:
         if note and not args.quiet:
             print(note, file=sys.stderr)
     return 0 if summary.walked else 1
+
+
+def _biped_tempo_note(entry, summary) -> str | None:
+    """Why a free biped that steps slowly may have fallen, and what to change (None for
+    every other run: not a biped, not free, did not fall, or brisk already)."""
+    from .sim.run import BRISK_BIPED_TEMPO, biped_tempo
+
+    tempo = biped_tempo(entry)
+    if tempo is None or summary.body != "free" or not summary.fell:
+        return None
+    if tempo <= BRISK_BIPED_TEMPO:
+        return None
+    brisk = entry.gait.clip_speed * tempo / BRISK_BIPED_TEMPO
+    return (
+        f"note: this biped's gait cycle lasts {tempo:.2f} periods of a pendulum as long as "
+        f"its hip is high; free bipeds here mostly fall at such a slow tempo and mostly walk "
+        f"at {BRISK_BIPED_TEMPO:g} or briskly (README, 'Generated bipeds fall because they "
+        f"step slowly'): a clip_speed of {brisk:.3g} m/s, the stride kept, makes it "
+        f"{BRISK_BIPED_TEMPO:g} (the raptor falls even so: its soles also needed setting "
+        "back under its hips, README 'The raptor walks free with its soles set back'); "
+        "--body assist (the default for bipeds) walks it"
+    )
 
 
 def _home_support_note(entry, summary) -> str | None:

@@ -409,3 +409,35 @@ def test_a_walker_whose_feet_all_stand_ahead_of_its_centre_is_told_why():
     assert _home_support_note(front, walked) is None
     for name in ("fox", "horn_beetle", "mechanic"):
         assert _home_support_note(resolve_entry(name), missed) is None
+
+
+def test_a_free_biped_that_steps_slowly_and_falls_is_told_why():
+    """``biped_tempo`` by hand: the mechanic's cycle, stride / duty / clip speed = 0.3 / 0.6
+    / 0.6 = 0.833 s, over 2 pi sqrt(h / g) at its hip height; the note comes only for a free
+    biped that fell slower than BRISK_BIPED_TEMPO, and names the clip speed that makes it
+    brisk (the same stride), the set-back soles and the assist."""
+    import dataclasses
+    import math
+    from types import SimpleNamespace
+
+    from gaitsim.cli import _biped_tempo_note
+    from gaitsim.geometry import GRAVITY, geometry
+    from gaitsim.sim.run import BRISK_BIPED_TEMPO, biped_tempo
+    from gaitsim.walker import resolve_entry
+
+    mechanic = resolve_entry("mechanic")
+    h = geometry(mechanic.gait).hip_height
+    want = (0.3 / 0.6 / 0.6) / (2 * math.pi * math.sqrt(h / GRAVITY))
+    assert biped_tempo(mechanic) == pytest.approx(want) and 0.55 < want < BRISK_BIPED_TEMPO
+    assert biped_tempo(resolve_entry("fox")) is None
+    slow = dataclasses.replace(mechanic, gait=dataclasses.replace(mechanic.gait, clip_speed=0.4))
+    fell = SimpleNamespace(body="free", fell=True)
+    note = _biped_tempo_note(slow, fell)
+    assert note is not None and f"{biped_tempo(slow):.2f} periods" in note
+    brisk = 0.4 * biped_tempo(slow) / BRISK_BIPED_TEMPO  # m/s: the same stride, 0.6 a cycle
+    assert f"clip_speed of {brisk:.3g} m/s" in note and "--body assist" in note
+    assert "set" in note and "back under its hips" in note
+    assert _biped_tempo_note(mechanic, fell) is None  # brisk already
+    assert _biped_tempo_note(slow, SimpleNamespace(body="assist", fell=True)) is None
+    assert _biped_tempo_note(slow, SimpleNamespace(body="free", fell=False)) is None
+    assert _biped_tempo_note(resolve_entry("fox"), fell) is None
