@@ -67,15 +67,15 @@ def set_back(entry):
 
 
 def at_tempo(entry, tempo: float):
-    """``entry`` with the ``clip_speed`` that makes its gait cycle (stride / (duty x
-    clip_speed)) last ``tempo`` pendulum periods 2 pi sqrt(hip height / g)."""
+    """``entry`` (a biped) with the ``clip_speed`` that makes its gait cycle last ``tempo``
+    pendulum periods (``sim.run.biped_tempo``; the cycle is inversely proportional to the
+    clip speed, the stride kept)."""
     import dataclasses
 
-    from gaitsim.geometry import GRAVITY, geometry
+    from gaitsim.sim.run import biped_tempo
 
     g = entry.gait
-    pendulum = 2.0 * math.pi * math.sqrt(geometry(g).hip_height / GRAVITY)
-    speed = g.stride / (g.duty * tempo * pendulum)
+    speed = g.clip_speed * biped_tempo(entry) / tempo
     return dataclasses.replace(entry, gait=dataclasses.replace(g, clip_speed=speed))
 
 

@@ -435,9 +435,7 @@ def _biped_tempo_note(entry, summary) -> str | None:
     from .sim.run import BRISK_BIPED_TEMPO, biped_tempo
 
     tempo = biped_tempo(entry)
-    if tempo is None or summary.body != "free" or not summary.fell:
-        return None
-    if tempo <= BRISK_BIPED_TEMPO:
+    if tempo is None or tempo <= BRISK_BIPED_TEMPO or summary.body != "free" or not summary.fell:
         return None
     brisk = entry.gait.clip_speed * tempo / BRISK_BIPED_TEMPO
     return (
