@@ -99,17 +99,20 @@ def catalog_walkers(path: str) -> tuple[list[str], list[str]]:
 
 def run_cell(cell) -> tuple[str, str, dict]:
     """One walker in one condition: its summary as a dict."""
+    from gaitsim.sim.controller import ControlConfig
     from gaitsim.sim.run import simulate
     from gaitsim.terrain import Rough, Slope
 
-    name, cond, seconds, engine = cell
+    name, cond, seconds, engine, *rest = cell
+    overrides = dict(rest[0]) if rest else {}
     kw = {"seconds": seconds, "engine": engine}
     entry = walker_of(name)
     if verdict_only(name):
-        from gaitsim.sim.controller import ControlConfig
         from gaitsim.sim.run import default_body
 
-        kw["config"] = ControlConfig(body=default_body(entry))
+        overrides.setdefault("body", default_body(entry))
+    if overrides:
+        kw["config"] = ControlConfig(**overrides)
     if cond == "flat_seed1":
         kw["seed"] = 1
     elif cond in ("up5", "down5"):
@@ -180,6 +183,38 @@ def report(results: list[tuple[str, str, dict]]) -> int:
     return failed
 
 
+def config_setting(text: str) -> tuple[str, object]:
+    """``FIELD=VALUE``: one ControlConfig field and its value (a number, true/false, or
+    text), checked against the dataclass; anything else is an ArgumentTypeError naming
+    the fields."""
+    import dataclasses
+
+    from gaitsim.sim.controller import ControlConfig
+
+    names = sorted(f.name for f in dataclasses.fields(ControlConfig) if f.name != "assist")
+    field_name, sep, raw = text.partition("=")
+    field_name, raw = field_name.strip(), raw.strip()
+    if not sep or field_name not in names or not raw:
+        raise argparse.ArgumentTypeError(
+            f"expected FIELD=VALUE with FIELD one of {', '.join(names)}; got {text!r}"
+        )
+    value: object = raw
+    if raw.lower() in ("true", "false"):
+        value = raw.lower() == "true"
+    elif raw.lower() == "none":
+        value = None
+    else:
+        try:
+            value = float(raw)
+        except ValueError:
+            pass
+    try:
+        ControlConfig(**{field_name: value})
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"{text}: {exc}") from None
+    return field_name, value
+
+
 def seed_range(text: str) -> range:
     """``A-B`` (inclusive) or a single seed ``A``, as a range."""
     m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
@@ -230,6 +265,16 @@ def main(argv=None) -> int:
         "lopsidedN; the other seeds are left out",
     )
     ap.add_argument(
+        "--set",
+        metavar="FIELD=VALUE",
+        type=config_setting,
+        action="append",
+        default=[],
+        help="override a gaitsim.sim.controller.ControlConfig field for every run "
+        "(repeatable; e.g. --set motor_share=0.25): to measure a controller change on "
+        "the same walkers",
+    )
+    ap.add_argument(
         "--no-built-in",
         action="store_true",
         help="leave out the four built-in walkers (generated ones only)",
@@ -261,7 +306,8 @@ def main(argv=None) -> int:
         ap.error(f"no walker to run: no seed in {args.seeds.start}-{args.seeds.stop - 1} "
                  "draws four or more legs with duty >= 0.5; widen --seeds or drop "
                  "--no-built-in")  # fmt: skip
-    todo = [(n, c, args.seconds, args.engine) for n in names for c in args.conditions]
+    todo = [(n, c, args.seconds, args.engine, tuple(args.set))
+            for n in names for c in args.conditions]  # fmt: skip
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(tqdm(pool.map(run_cell, todo), total=len(todo), desc="runs",
                             file=sys.stderr))  # fmt: skip

@@ -235,15 +235,17 @@ def test_which_walkers_follow_their_footholds():
     point feet long enough, after a multi-foot phase long enough, that the legs' pull back
     to the reference would let the drift grow from step to step: the hound's trot, and
     generated seed 54's (0.416 s of a 1.152 s cycle on each diagonal at 0.268 m: G =
-    e^2.66 = 14.3; after 0.160 s on four feet, pulled at kp 0.05 x 240 Hz: R = 1 - e^(-1.92)
-    = 0.853; 1 - 1 / (R G) = 0.918). The fox's walk, the six- and eight-legged walkers and
-    the bipeds on soles keep the old tracking exactly (0)."""
+    e^2.66 = 14.3; after 0.160 s on four feet, pulled at its stance gain 0.03 x 240 Hz:
+    R = 1 - e^(-1.152) = 0.684; 1 - 1 / (R G) = 0.898; at the stiffer 0.05: R = 1 -
+    e^(-1.92) = 0.853, 0.918). The fox's walk, the six- and eight-legged walkers and the
+    bipeds on soles keep the old tracking exactly (0)."""
     from gaitsim.generate import random_entry
 
     for name in ("fox", "horn_beetle", "spider_bot", "mechanic", "raptor"):
         assert _follow(name) == 0.0, name
-    assert 0.5 < _follow("hound") < 0.6
-    assert _follow(random_entry(54)) == pytest.approx(0.918, abs=2e-3)
+    assert 0.25 < _follow("hound") < 0.3 < 0.5 < _follow("hound", kp=0.05) < 0.6
+    assert _follow(random_entry(54)) == pytest.approx(0.898, abs=2e-3)
+    assert _follow(random_entry(54), kp=0.05) == pytest.approx(0.918, abs=2e-3)
     assert _follow("hound", track_gain=0.0) == 0.0  # no pull back: nothing to undo
     assert _follow("fox", foothold_follow=0.5) == 0.5  # the config's share wins
     assert _follow("hound", foothold_follow=0.0) == 0.0

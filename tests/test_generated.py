@@ -4,6 +4,7 @@ any of them, and (slow) their walk in physics."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -281,7 +282,8 @@ def test_the_line_drift_growth_of_a_trot_by_hand():
 
 def test_a_slow_trot_falls_free_and_walks_with_the_assist_it_gets_by_default(capsys, tmp_path):
     # generated walker 195: a trot of duty 0.50 (no four-foot phase) on 6.7 cm legs, whose
-    # diagonal stands let a drift grow 21.7-fold; free it falls, and the walk says why
+    # diagonal stands let a drift grow 21.7-fold; free it falls (at 5.1 s on its soft
+    # stance legs, within 4 s on the stiffer ones before), and the walk says why
     from gaitsim.sim.controller import ControlConfig
     from gaitsim.sim.run import default_body, simulate
 
@@ -292,11 +294,67 @@ def test_a_slow_trot_falls_free_and_walks_with_the_assist_it_gets_by_default(cap
     assert s["line_drift_growth"] == pytest.approx(21.7, abs=0.1)
     cat = tmp_path / "trot.json"
     cat.write_text(json.dumps({"trot": random_walker(195)["generated_195"]}))
-    code = main(["walk", "trot", "--catalog", str(cat), "--body", "free", "--seconds", "4",
+    code = main(["walk", "trot", "--catalog", str(cat), "--body", "free", "--seconds", "7",
                  "--quiet"])  # fmt: skip
     out = capsys.readouterr()
     assert code == 1 and "did not walk: fell" in out.out
     assert "line drift growth (x)" in out.out and "21.7" in out.out
     assert out.err == ""  # --quiet: no note
-    main(["walk", "trot", "--catalog", str(cat), "--body", "free", "--seconds", "4"])
+    main(["walk", "trot", "--catalog", str(cat), "--body", "free", "--seconds", "7"])
     assert "grow 21.7-fold" in capsys.readouterr().err
+
+
+def test_the_stance_gain_softens_where_a_gait_stands_on_a_line():
+    # the stance legs' position gain comes from the gait: 0.05, or 0.03 where a drift
+    # across a line of point feet at least doubles over the gait's stand on it
+    from gaitsim.sim.controller import ControlConfig, GaitController
+    from gaitsim.sim.stance import (
+        LINE_STANCE_KP,
+        SOFT_STANCE_GROWTH,
+        STANCE_KP,
+        line_drift_growth,
+        stance_gain,
+    )
+
+    assert stance_gain(1.0) == STANCE_KP and stance_gain(math.inf) == LINE_STANCE_KP
+    assert stance_gain(SOFT_STANCE_GROWTH) == LINE_STANCE_KP
+    assert stance_gain(np.nextafter(SOFT_STANCE_GROWTH, 0.0)) == STANCE_KP
+    assert line_drift_growth("fox") < SOFT_STANCE_GROWTH < line_drift_growth("hound")
+    assert ControlConfig().kp is None  # derived unless asked for
+    with pytest.raises(ValueError, match="kp"):
+        ControlConfig(kp=0.0)
+    from gaitsim.sim.run import simulate
+
+    seen = {}
+    real = GaitController.__init__
+
+    def spy(self, *a, **kw):
+        real(self, *a, **kw)
+        seen[self.walker.entry.name] = self._kp
+
+    GaitController.__init__ = spy
+    try:
+        for name, kw in (("fox", {}), ("hound", {}), ("horn_beetle", {}),
+                         ("hound", {"config": ControlConfig(kp=0.05)})):  # fmt: skip
+            simulate(name, seconds=0.05, **kw)
+            assert seen[name] == (kw["config"].kp if kw else
+                                  stance_gain(line_drift_growth(name))), name  # fmt: skip
+    finally:
+        GaitController.__init__ = real
+    assert seen["hound"] == STANCE_KP  # the last run asked for it
+
+
+@pytest.mark.slow
+def test_a_slow_trot_lands_once_a_stance_on_soft_stance_legs():
+    # generated walker 231 (a 170 kg trot of duty 0.554 whose diagonal stands grow a drift
+    # 8.1-fold): at the old stance gain its body rocked about the diagonal and the foot at
+    # the high end lifted and landed again, 1.38 touchdowns per stance; at the gait's own
+    # (softer) gain it lands once a stance
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+
+    entry = random_entry(231)
+    soft = simulate(entry, seconds=10.0).summary
+    assert soft["verdict"] == "walked" and soft["touchdowns_per_stance"] <= 1.05
+    stiff = simulate(entry, seconds=10.0, config=ControlConfig(kp=0.05)).summary
+    assert stiff["touchdowns_per_stance"] > 1.2

@@ -25,6 +25,7 @@ from gaitsim.sim.metrics import (
     Recorder,
     contact_fidelity,
     roll_pitch_deg,
+    stance_onsets,
     stance_slips,
     summarize,
     support_margin,
@@ -869,13 +870,50 @@ def test_contact_fidelity_by_hand():
     meas = np.array([x for c in cycles for x in c], bool)[:, None]
     f = contact_fidelity(meas, plan)  # every sample
     assert f["duty_by_leg"] == [pytest.approx(16 / 30)]
-    # onsets: at 10 (from 0), 13, 21 = 3 over the 2 planned stance onsets after sample 0
+    # planned stances beginning after sample 0: at 10 (onsets 10 and 13) and 20 (onset 21)
     assert f["touchdowns_per_stance"] == pytest.approx(3 / 2)
     assert f["contact_timing_error"] == pytest.approx(2 / 30)
-    # after the first cycle (10 samples): whole cycles only, so the shares are unbiased
+    # after the first cycle (10 samples): whole cycles only, so the shares are unbiased;
+    # the stance that begins on the window's first sample keeps its two onsets
     f = contact_fidelity(meas, plan, cycle=10)
     assert f["duty_by_leg"] == [pytest.approx(10 / 20)]
-    assert f["touchdowns_per_stance_by_leg"] == [pytest.approx(2 / 1)]
+    assert f["touchdowns_per_stance_by_leg"] == [pytest.approx(3 / 2)]
+
+
+def test_stance_onsets_by_hand():
+    plan = [0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0]
+    # a scuff early in the second swing (7) goes to the stance it precedes (9-12), with
+    # that stance's own landing (10, a sample late)
+    meas = [0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0]
+    assert stance_onsets(meas, plan) == (3, 2)
+    assert stance_onsets(meas, plan, start=3) == (2, 1)  # only the stance at 9 begins in
+    assert stance_onsets(meas, plan, start=3, stop=9) == (0, 0)
+    # an early landing before the window's start still counts for its stance
+    early = [0, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0]
+    assert stance_onsets(early, plan, start=9) == (1, 1)
+    # a foot that never lifts lands no more: no onset for the stance after its swing
+    drag = [1] * 15
+    assert stance_onsets(drag, plan) == (0, 2)
+
+
+@given(
+    stance=st.integers(3, 40),
+    swing=st.integers(3, 40),
+    shift=st.integers(-2, 2),
+    offset=st.integers(0, 80),
+    cycles=st.integers(2, 6),
+)
+def test_clean_contact_counts_one_touchdown_per_stance(stance, swing, shift, offset, cycles):
+    # contact that is the plan moved by a couple of samples (landing and lift-off early or
+    # late) is one touchdown per stance, wherever the whole-cycle window's edges fall
+    assume(abs(shift) < min(stance, swing))
+    period = stance + swing
+    t = np.arange(offset, offset + period * (cycles + 1) + period // 2)
+    plan = ((t % period) < stance)[:, None]
+    meas = (((t - shift) % period) < stance)[:, None]
+    f = contact_fidelity(meas, plan, cycle=period)
+    assert f["touchdowns_per_stance"] == 1.0
+    assert f["touchdowns_per_stance_by_leg"] == [1.0]
 
 
 def test_the_running_tally_agrees_with_the_batch_figures():
@@ -887,7 +925,11 @@ def test_the_running_tally_agrees_with_the_batch_figures():
     tally = ContactTally(4)
     for c, p in zip(meas, plan, strict=True):
         tally.add(c.tolist(), p.tolist())
-    running, batch = tally.figures(), contact_fidelity(meas, plan)
+        running, batch = tally.figures(), contact_fidelity(meas[: tally.steps],
+                                                           plan[: tally.steps])  # fmt: skip
+        if batch["touchdowns_per_stance"] is not None:  # the same at every step
+            assert running["touchdowns_per_stance"] == pytest.approx(
+                batch["touchdowns_per_stance"])
     assert running["duty_by_leg"] == pytest.approx(batch["duty_by_leg"])
     assert running["touchdowns_per_stance"] == pytest.approx(batch["touchdowns_per_stance"])
     assert running["contact_timing_error"] == pytest.approx(batch["contact_timing_error"])

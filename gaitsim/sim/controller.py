@@ -103,7 +103,8 @@ class ControlConfig:
     control_hz: float = 60.0
     distance_source: str = "command"
     body: str = "free"
-    kp: float = 0.05  # PyBullet position gain of stance legs
+    kp: float | None = None  # PyBullet position gain of stance legs; None: the gait's own
+    # (``stance.stance_gain``: 0.05, or 0.03 where it stands on a line of point feet)
     kp_swing: float = 0.3  # ... of swing legs (stiff: track the swing arc)
     kp_land: float = 0.15  # ... of a swing leg at touchdown (eased to from 60 % of the
     # swing: soft enough to land gently on the foot pads, stiff enough to land on time)
@@ -159,6 +160,8 @@ class ControlConfig:
             raise ValueError(f"control_hz must be positive, got {self.control_hz!r}")
         for name in ("kp", "kp_swing", "kp_land"):
             v = getattr(self, name)
+            if v is None and name == "kp":
+                continue
             if not (math.isfinite(v) and 0 < v <= 1):
                 raise ValueError(f"{name} is PyBullet's position gain, in (0, 1]; got {v!r}")
         for name in ("force_scale", "body_speed_ratio", "margin_band"):
@@ -239,6 +242,8 @@ class GaitController:
         self.steering = Steering()
         self.planner = FootPlanner(walker, self.steering)
         self._stand_h = self.geo.standing_height
+        self._kp = cfg.kp if cfg.kp is not None else load.stance_gain(
+            load.line_drift_growth(walker.entry))
         self._fall_time = math.sqrt(self._stand_h / load.GRAVITY)  # 1 / omega, seconds
         self._follow = self._follow_share(walker)
         self._weight = robot.mass * load.GRAVITY
@@ -260,7 +265,7 @@ class GaitController:
         self._record_on = record
         # only the yaw balance figures read the robot's angular momentum (default: recording)
         robot.track_momentum = record if track_momentum is None else bool(track_momentum)
-        robot.set_gains(cfg.kp, cfg.kd, cfg.force_scale)
+        robot.set_gains(self._kp, cfg.kd, cfg.force_scale)
         self.upper = UpperBodyDriver(walker, robot, self.dt, world.dt) if walker.upper else None
         self.soles = SoleDriver(walker, robot) if walker.soles is not None else None
         self._yawing_soles = walker.soles is not None and any(q.yaws for q in walker.soles)
@@ -279,7 +284,7 @@ class GaitController:
         line, before = load.line_support([leg.phase for leg in gait.legs], gait.duty, period)
         # the stance legs' pull to the reference: their motors close kp (x track_gain) of
         # an error per step at PHYSICS_HZ (``sim.common.gain_scale`` keeps that per second)
-        rate = PHYSICS_HZ * cfg.kp * cfg.track_gain
+        rate = PHYSICS_HZ * self._kp * cfg.track_gain
         return load.foothold_follow(line, before, self._stand_h,
                                     1.0 / rate if rate > 0.0 else math.inf)  # fmt: skip
 
@@ -738,7 +743,7 @@ class GaitController:
         cfg, plan = self.config, self.planner
         kp = []
         for st, u in zip(plan.stance, plan.swing_progress, strict=True):
-            k = cfg.kp if st else _swing_gain(u, cfg.kp_land, cfg.kp_swing)
+            k = self._kp if st else _swing_gain(u, cfg.kp_land, cfg.kp_swing)
             kp += (k, k, k)
         return kp
 

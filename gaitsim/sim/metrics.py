@@ -93,49 +93,80 @@ def verdict(summary: dict) -> tuple[str, str]:
 def contact_fidelity(contacts, planned, cycle: float = 0.0) -> dict:
     """How closely measured foot contact follows the planned stance over whole gait cycles
     after the first (a start-up), ``cycle`` samples long (0: every sample): each leg's
-    measured contact share
-    (``duty_by_leg``, to compare with the catalog's duty), contact onsets per planned stance
-    (``touchdowns_per_stance``, overall and by leg; 1.0 is one clean touchdown a stance)
-    and the share of samples where contact and plan disagree (``contact_timing_error``)."""
+    measured contact share (``duty_by_leg``, to compare with the catalog's duty), contact
+    onsets per planned stance (``touchdowns_per_stance``, overall and by leg; 1.0 is one
+    clean touchdown a stance) and the share of samples where contact and plan disagree
+    (``contact_timing_error``).
+
+    Touchdowns are counted per planned stance, not per window: every planned stance that
+    begins inside the window gets the contact onsets from the end of the stance before it
+    (an early landing, a scuff of the swing) to its own planned lift-off, wherever the
+    window's edges fall (``stance_onsets``). Counting onsets inside the window against the
+    planned starts inside it, as before, miscounted a landing a sample off its plan at the
+    window's edge: a slow walker with two whole cycles in a run and perfectly clean contact
+    measured 1.33."""
     c = np.asarray(contacts, bool)
     p = np.asarray(planned, bool)
+    n = c.shape[1] if c.ndim == 2 else 0
     whole = math.floor((len(c) - cycle) / cycle) if cycle > 0 else 0
-    if whole >= 1:  # whole cycles after the first, so every leg's share is unbiased
-        c, p = (
-            c[round(cycle) : round(cycle * (1 + whole))],
-            p[round(cycle) : round(cycle * (1 + whole))],
-        )
-    if len(c) < 2:
-        n = c.shape[1] if c.ndim == 2 else 0
-        return {"duty_by_leg": [float(x) for x in c.mean(axis=0)] if len(c) else [0.0] * n,
+    w0, w1 = (round(cycle), round(cycle * (1 + whole))) if whole >= 1 else (0, len(c))
+    cw, pw = c[w0:w1], p[w0:w1]  # whole cycles after the first: unbiased shares
+    if len(cw) < 2:
+        return {"duty_by_leg": [float(x) for x in cw.mean(axis=0)] if len(cw) else [0.0] * n,
                 "swing_scuff_share": 0.0, "touchdowns_per_stance": None,
                 "touchdowns_per_stance_by_leg": [None] * n,
-                "contact_timing_error": float(np.mean(c != p)) if len(c) else 0.0}  # fmt: skip
-    onsets = (c[1:] & ~c[:-1]).sum(axis=0)
-    stances = (p[1:] & ~p[:-1]).sum(axis=0)
-    by_leg = [float(o / s) if s else None for o, s in zip(onsets, stances, strict=True)]
-    total = int(stances.sum())
-    swing = ~p
+                "contact_timing_error": float(np.mean(cw != pw)) if len(cw) else 0.0}  # fmt: skip
+    counts = [stance_onsets(c[:, i], p[:, i], w0, w1) for i in range(n)]
+    onsets = sum(o for o, _ in counts)
+    total = sum(s for _, s in counts)
+    swing = ~pw
     return {
-        "duty_by_leg": [float(x) for x in c.mean(axis=0)],
+        "duty_by_leg": [float(x) for x in cw.mean(axis=0)],
         # a foot on the ground when the plan has it in the air: a scuff or an early landing
-        "swing_scuff_share": float((c & swing).sum() / swing.sum()) if swing.any() else 0.0,
-        "touchdowns_per_stance": float(onsets.sum() / total) if total else None,
-        "touchdowns_per_stance_by_leg": by_leg,
-        "contact_timing_error": float(np.mean(c != p)),
+        "swing_scuff_share": float((cw & swing).sum() / swing.sum()) if swing.any() else 0.0,
+        "touchdowns_per_stance": float(onsets / total) if total else None,
+        "touchdowns_per_stance_by_leg": [float(o / s) if s else None for o, s in counts],
+        "contact_timing_error": float(np.mean(cw != pw)),
     }
+
+
+def stance_onsets(contact, planned, start: int = 0, stop: int | None = None) -> tuple[int, int]:
+    """(contact onsets, planned stances) of one leg's samples: the planned stances that
+    begin at a sample in [max(start, 1), stop), and for each the onsets of contact from
+    the first sample of the swing before it (the record's second sample if none) to its
+    last planned stance sample (the record's end if it never lifts). An onset is a sample
+    in contact after one without; a stance begins at a planned sample after an unplanned
+    one."""
+    c = np.asarray(contact, bool)
+    p = np.asarray(planned, bool)
+    stop = len(p) if stop is None else stop
+    onset = np.flatnonzero(c[1:] & ~c[:-1]) + 1
+    rises = np.flatnonzero(p[1:] & ~p[:-1]) + 1
+    falls = np.flatnonzero(~p[1:] & p[:-1]) + 1
+    begins = rises[(rises >= max(start, 1)) & (rises < stop)]
+    if not len(begins):
+        return 0, 0
+    k = np.searchsorted(falls, begins, side="right")  # falls at or before each begin
+    bounds = np.concatenate(([1], falls, [len(p)]))  # a swing's first sample, the ends
+    first, last = bounds[k], bounds[k + 1]
+    counted = np.searchsorted(onset, last) - np.searchsorted(onset, first)
+    return int(counted.sum()), len(begins)
 
 
 class ContactTally:
     """``contact_fidelity``'s figures kept up to date one control step at a time (the
     Gymnasium env's ``info``), in plain floats: each leg's contact share, contact onsets
     per planned stance and the share of leg-steps where contact and plan disagree, over
-    every step since the tally began."""
+    every step since the tally began. An onset in a swing is held until the stance it
+    precedes begins (``stance_onsets``' rule), so the running figure and the batch one
+    agree at every step."""
 
     def __init__(self, n_legs: int):
         self.steps = 0
         self.on = [0] * n_legs
         self.onsets = [0] * n_legs
+        self.pending = [0] * n_legs  # onsets in the current swing, for the next stance
+        self._live = [False] * n_legs  # in a stance whose beginning was seen (counted)
         self.stances = [0] * n_legs
         self.mismatch = 0
         self._c = [False] * n_legs
@@ -143,12 +174,19 @@ class ContactTally:
 
     def add(self, contacts, planned) -> None:
         for i, (c, p) in enumerate(zip(contacts, planned, strict=True)):
+            if p and self.steps and not self._p[i]:  # a planned stance begins
+                self.stances[i] += 1
+                self.onsets[i] += self.pending[i]
+                self.pending[i], self._live[i] = 0, True
+            if not p and self._p[i]:  # a swing begins: its onsets go to the next stance
+                self.pending[i], self._live[i] = 0, False
             if c:
                 self.on[i] += 1
                 if self.steps and not self._c[i]:
-                    self.onsets[i] += 1
-            if p and self.steps and not self._p[i]:
-                self.stances[i] += 1
+                    if p and self._live[i]:
+                        self.onsets[i] += 1
+                    elif not p:
+                        self.pending[i] += 1
             if c != p:
                 self.mismatch += 1
             self._c[i], self._p[i] = bool(c), bool(p)

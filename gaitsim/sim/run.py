@@ -24,6 +24,7 @@ from ..walker import Walker, lean_cadence, resolve_entry
 from .controller import ControlConfig, GaitController
 from .engine import DEFAULT_ENGINE, check_engine, load_robot, make_world
 from .metrics import fall_reason, summarize, verdict
+from .stance import line_drift_growth  # (also sim.run API: default_body, the summary)
 from .summary import RunSummary
 from .upper_metrics import upper_body_figures
 
@@ -35,24 +36,6 @@ from .upper_metrics import upper_body_figures
 # above, 19.5-fold (seed 185, a trot of duty 0.54), 21.7 (195) and 41 (297, trots of
 # duty 0.50 with no four-foot phase), fall on some or all of those grounds.
 LINE_GROWTH_LIMIT = 15.0
-
-
-def line_drift_growth(entry) -> float:
-    """How many-fold a drift of the body across its support grows over the gait's longest
-    stand on the same fewer than three point feet (``stance.line_growth`` at the standing
-    height, over ``stance.line_stand`` of one cycle): 1 where three or more feet are always
-    down and for walkers on soles (a sole's centre of pressure can move)."""
-    from ..feet import soles
-    from ..gait import cycle_length
-    from ..geometry import geometry
-    from .stance import line_growth, line_stand
-
-    gait = resolve_entry(entry).gait
-    if soles(gait) is not None:
-        return 1.0
-    period = cycle_length(gait) / gait.clip_speed  # the same at every speed scale
-    line = line_stand([leg.phase for leg in gait.legs], gait.duty, period)
-    return line_growth(line, geometry(gait).standing_height)
 
 
 # Free bipeds walk at a brisk tempo and mostly fall at a slow one (README, "Generated
