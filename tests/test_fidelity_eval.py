@@ -102,6 +102,37 @@ def test_a_chosen_sample_runs_only_what_was_asked(capsys, tmp_path):
     assert " of 1 runs meet every bound" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [("kp=0.05", ("kp", 0.05)), (" motor_share = 0.25 ", ("motor_share", 0.25)),
+     ("roll_compensation=false", ("roll_compensation", False)), ("kd=none", ("kd", None)),
+     ("body=assist", ("body", "assist"))],
+)  # fmt: skip
+def test_config_settings_are_parsed_and_checked(text, want):
+    assert fe.config_setting(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [("kp", "FIELD=VALUE"), ("stiffness=1", "FIELD=VALUE"), ("kp=", "FIELD=VALUE"),
+     ("kp=2", "position gain"), ("body=flying", "body must be one of")],
+)  # fmt: skip
+def test_bad_config_settings_say_what_is_wrong(text, why, capsys):
+    with pytest.raises(SystemExit) as e:
+        fe.main(["--set", text])
+    assert e.value.code == 2
+    assert why in capsys.readouterr().err
+
+
+def test_a_setting_reaches_the_run():
+    # the stiff stance gain on a trot that stands on its diagonals: the run reads it
+    soft = fe.run_cell(("hound", "flat", 0.5, "pybullet"))[2]
+    stiff = fe.run_cell(("hound", "flat", 0.5, "pybullet", (("kp", 0.05),)))[2]
+    same = fe.run_cell(("hound", "flat", 0.5, "pybullet", (("kp", 0.03),)))[2]
+    assert stiff["slip_mm_per_stance"] != soft["slip_mm_per_stance"]
+    assert same["slip_mm_per_stance"] == soft["slip_mm_per_stance"]
+
+
 def test_the_report_counts_the_misses_with_a_built_in_walker_in_the_sample(capsys):
     """A built-in walker's own line (its slip) and the mean slip of the whole sample
     (the per-walker slip once shadowed the sample's list and the report crashed)."""
