@@ -305,8 +305,8 @@ def test_a_slow_trot_falls_free_and_walks_with_the_assist_it_gets_by_default(cap
 
 
 def test_the_stance_gain_softens_where_a_gait_stands_on_a_line():
-    # the stance legs' position gain comes from the gait: 0.05, or 0.03 where a drift
-    # across a line of point feet at least doubles over the gait's stand on it
+    # the stance legs' position gain comes from the gait: 0.05, or 0.03 for a free body
+    # where a drift across a line of point feet at least doubles over the stand on it
     from gaitsim.sim.controller import ControlConfig, GaitController
     from gaitsim.sim.stance import (
         LINE_STANCE_KP,
@@ -333,15 +333,17 @@ def test_the_stance_gain_softens_where_a_gait_stands_on_a_line():
         seen[self.walker.entry.name] = self._kp
 
     GaitController.__init__ = spy
+    cases = (("fox", {}, STANCE_KP), ("hound", {}, LINE_STANCE_KP),
+             ("horn_beetle", {}, STANCE_KP), ("mechanic", {}, STANCE_KP),
+             ("hound", {"kp": 0.05}, STANCE_KP),  # asked for: it wins
+             ("hound", {"body": "assist"}, STANCE_KP))  # held upright: nothing tips it
     try:
-        for name, kw in (("fox", {}), ("hound", {}), ("horn_beetle", {}),
-                         ("hound", {"config": ControlConfig(kp=0.05)})):  # fmt: skip
-            simulate(name, seconds=0.05, **kw)
-            assert seen[name] == (kw["config"].kp if kw else
-                                  stance_gain(line_drift_growth(name))), name  # fmt: skip
+        for name, config, want in cases:
+            simulate(name, seconds=0.05, config=ControlConfig(**config))
+            assert seen[name] == want, (name, config)
     finally:
         GaitController.__init__ = real
-    assert seen["hound"] == STANCE_KP  # the last run asked for it
+    assert stance_gain(100.0, free=False) == STANCE_KP
 
 
 @pytest.mark.slow

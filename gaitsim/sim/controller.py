@@ -104,7 +104,7 @@ class ControlConfig:
     distance_source: str = "command"
     body: str = "free"
     kp: float | None = None  # PyBullet position gain of stance legs; None: the gait's own
-    # (``stance.stance_gain``: 0.05, or 0.03 where it stands on a line of point feet)
+    # (``stance.stance_gain``: 0.05, or 0.03 for a free body on a line of point feet)
     kp_swing: float = 0.3  # ... of swing legs (stiff: track the swing arc)
     kp_land: float = 0.15  # ... of a swing leg at touchdown (eased to from 60 % of the
     # swing: soft enough to land gently on the foot pads, stiff enough to land on time)
@@ -243,7 +243,7 @@ class GaitController:
         self.planner = FootPlanner(walker, self.steering)
         self._stand_h = self.geo.standing_height
         self._kp = cfg.kp if cfg.kp is not None else load.stance_gain(
-            load.line_drift_growth(walker.entry))
+            load.line_drift_growth(walker.entry), free=cfg.body == "free")
         self._fall_time = math.sqrt(self._stand_h / load.GRAVITY)  # 1 / omega, seconds
         self._follow = self._follow_share(walker)
         self._weight = robot.mass * load.GRAVITY

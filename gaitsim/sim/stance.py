@@ -272,10 +272,11 @@ def line_drift_growth(entry) -> float:
     return line_growth(line, geometry(gait).standing_height)
 
 
-def stance_gain(growth: float) -> float:
+def stance_gain(growth: float, free: bool = True) -> float:
     """The stance legs' position gain for a gait whose stand on a line of point feet lets a
     drift grow ``growth``-fold (``line_drift_growth``): ``LINE_STANCE_KP`` from
-    ``SOFT_STANCE_GROWTH`` on, ``STANCE_KP`` below. On a line no leg can right the body
+    ``SOFT_STANCE_GROWTH`` on, ``STANCE_KP`` below. On a line no leg can right a free body
     about it; stiff stance legs then only make body and legs tip about the line as one
-    piece, and the foot at its high end lifts."""
-    return LINE_STANCE_KP if growth >= SOFT_STANCE_GROWTH else STANCE_KP
+    piece, and the foot at its high end lifts. A body that something else holds upright
+    (``free`` false: the assist, a kinematic base) does not tip, and keeps STANCE_KP."""
+    return LINE_STANCE_KP if free and growth >= SOFT_STANCE_GROWTH else STANCE_KP
