@@ -222,12 +222,30 @@ def test_early_hold_is_a_share_of_the_swing():
         ControlConfig(early_hold=1.5)
 
 
-def _follow(walker, **config):
+def _built(walker, attr: str, **config):
+    """``attr`` of a GaitController built for ``walker`` as ``simulate()`` builds it."""
     entry = resolve_entry(walker)
     with World() as world:
         robot = Robot(world, entry)
         kin = Walker(entry, **physics_walker_options())
-        return GaitController(world, robot, kin, ControlConfig(**config))._follow
+        return getattr(GaitController(world, robot, kin, ControlConfig(**config)), attr)
+
+
+def _follow(walker, **config):
+    return _built(walker, "_follow", **config)
+
+
+def test_the_stance_gain_is_the_gaits_own_unless_asked_for():
+    # 0.03 for a free body whose gait stands on a line of point feet long enough for a
+    # drift to at least double (the hound's trot), 0.05 otherwise (``stance.stance_gain``)
+    from gaitsim.sim.stance import LINE_STANCE_KP, STANCE_KP
+
+    cases = (("fox", {}, STANCE_KP), ("hound", {}, LINE_STANCE_KP),
+             ("horn_beetle", {}, STANCE_KP), ("mechanic", {}, STANCE_KP),
+             ("hound", {"kp": 0.05}, STANCE_KP),  # asked for: it wins
+             ("hound", {"body": "assist"}, STANCE_KP))  # held upright: nothing tips it
+    for name, config, want in cases:
+        assert _built(name, "_kp", **config) == want, (name, config)
 
 
 def test_which_walkers_follow_their_footholds():

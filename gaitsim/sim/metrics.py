@@ -178,14 +178,12 @@ class ContactTally:
                 self.stances[i] += 1
                 self.onsets[i] += self.pending[i]
                 self.pending[i], self._live[i] = 0, True
-            if not p and self._p[i]:  # a swing begins: its onsets go to the next stance
-                self.pending[i], self._live[i] = 0, False
             if c:
                 self.on[i] += 1
                 if self.steps and not self._c[i]:
                     if p and self._live[i]:
                         self.onsets[i] += 1
-                    elif not p:
+                    elif not p:  # in a swing: it goes to the stance that follows
                         self.pending[i] += 1
             if c != p:
                 self.mismatch += 1

@@ -27,6 +27,7 @@ foot nor slide it:
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -259,12 +260,17 @@ def line_drift_growth(entry) -> float:
     stand on the same fewer than three point feet (``line_growth`` at the standing height,
     over ``line_stand`` of one cycle): 1 where three or more feet are always down and for
     walkers on soles (a sole's centre of pressure can move)."""
+    from ..walker import resolve_entry
+
+    return _gait_line_growth(resolve_entry(entry).gait)
+
+
+@lru_cache(maxsize=256)  # every run and env reset asks (default body, gain, summary)
+def _gait_line_growth(gait) -> float:
     from ..feet import soles
     from ..gait import cycle_length
     from ..geometry import geometry
-    from ..walker import resolve_entry
 
-    gait = resolve_entry(entry).gait
     if soles(gait) is not None:
         return 1.0
     period = cycle_length(gait) / gait.clip_speed  # the same at every speed scale
