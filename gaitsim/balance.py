@@ -28,6 +28,8 @@ arcs and turning in place get their own support polygons) and adds it to the bod
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .geometry import GRAVITY
@@ -183,10 +185,31 @@ def sway_table(feet_xy: np.ndarray, stance: np.ndarray, period: float,
     """The body's balancing offset (N, 2) over one gait cycle sampled at N equal steps:
     the periodic pendulum path (``periodic_lip``, omega = sqrt(g / height)) over the ZMP
     plan (``zmp_path``) of the stance feet at body-frame places ``feet_xy`` (N, L, 2) with
-    flags ``stance`` (N, L); a cycle lasts ``period`` seconds."""
+    flags ``stance`` (N, L); a cycle lasts ``period`` seconds.
+
+    The answer is remembered (read-only) for the last ``SWAY_CACHE`` distinct plans: every
+    env reset and every run builds a new Walker of the same gait, and working the ZMP
+    plan out again cost about 30 ms each time (most of a fox env's reset)."""
+    xy = np.ascontiguousarray(feet_xy, dtype=float)
+    st = np.ascontiguousarray(stance, dtype=bool)
+    key = (xy.shape, xy.tobytes(), st.shape, st.tobytes(), float(period), float(height),
+           None if soles is None else tuple(tuple(map(float, s)) for s in soles))
+    return _sway_table(key)
+
+
+SWAY_CACHE = 64  # distinct sway plans remembered (walkers x paths)
+
+
+@lru_cache(maxsize=SWAY_CACHE)
+def _sway_table(key) -> np.ndarray:
+    xy_shape, xy_bytes, st_shape, st_bytes, period, height, soles = key
+    feet_xy = np.frombuffer(xy_bytes, dtype=float).reshape(xy_shape)
+    stance = np.frombuffer(st_bytes, dtype=bool).reshape(st_shape)
     omega = float(np.sqrt(GRAVITY / height))
     cap = ZMP_MARGIN_G * height
-    return periodic_lip(zmp_path(feet_xy, stance, soles=soles, cap=cap), omega, period)
+    table = periodic_lip(zmp_path(feet_xy, stance, soles=soles, cap=cap), omega, period)
+    table.flags.writeable = False
+    return table
 
 
 def table_lookup(table: np.ndarray, clock) -> np.ndarray:

@@ -211,6 +211,29 @@ def test_sway_table_is_built_from_the_walkers_own_feet():
     assert table == pytest.approx(sway_table(xy, down, period, geo.standing_height), abs=1e-12)
 
 
+def test_the_sway_table_is_remembered_read_only_and_equal_to_working_it_out():
+    """A new Walker of the same gait (every env reset, every run) gets the remembered
+    table: the same numbers as the ZMP plan and pendulum worked out afresh, read-only, and
+    a different plan (another stride) gets its own."""
+    from gaitsim.balance import GRAVITY as G
+    from gaitsim.balance import ZMP_MARGIN_G, _sway_table
+
+    _sway_table.cache_clear()
+    plan = Walker("mechanic", sway=1.0)._balance_plan()
+    first = Walker("mechanic", sway=1.0)._balance_table()
+    again = Walker("mechanic", sway=1.0)._balance_table()
+    assert again is first and _sway_table.cache_info().hits == 1
+    assert not first.flags.writeable
+    local, stance, period, height, soles = plan
+    fresh = periodic_lip(zmp_path(local, stance, soles=soles, cap=ZMP_MARGIN_G * height),
+                         math.sqrt(G / height), period)  # fmt: skip
+    assert np.array_equal(first, fresh)
+    w = Walker("mechanic", sway=1.0)
+    longer = Walker(dataclasses.replace(w.entry, gait=dataclasses.replace(
+        w.gait, stride=1.2 * w.gait.stride)), sway=1.0)._balance_table()  # fmt: skip
+    assert longer is not first and not np.array_equal(longer, first)
+
+
 def test_zmp_on_soles_sits_on_the_sole_by_hand():
     """One left foot at (0.05, 0.1) on a sole reaching 0.02 back, 0.06 ahead, 0.03 to each
     side: the sole's point nearest the body centre is its inner heel corner (0.03, 0.07),
