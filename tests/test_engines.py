@@ -88,6 +88,28 @@ def test_the_mujoco_ground_is_the_terrain(terrain):
     assert np.max(np.abs(z - want)) < 1e-3
 
 
+def test_motored_joints_have_no_dry_friction_rows():
+    """The URDF's joint friction is no constraint row on MuJoCo (a third of a step's cost):
+    every motored joint's frictionloss is 0; each hip pitch joint has, besides the URDF's
+    damping, HIP_PITCH_FRICTION_DAMPING per N m of the friction it had."""
+    from gaitsim.sim.mujoco_engine import HIP_PITCH_FRICTION_DAMPING
+    from gaitsim.urdf import DAMPING_PER_EFFORT, FRICTION_PER_EFFORT
+
+    with make_world("mujoco", Flat()) as world:
+        robot = load_robot(world, "fox")
+        m = world.model
+        names = (*robot.body.joint_names, *robot.body.upper_joint_names)
+        dofs = [m.jnt_dofadr[m.joint(n).id] for n in names]
+        assert not m.dof_frictionloss[dofs].any()
+        effort = robot.effort.ravel()
+        extra = HIP_PITCH_FRICTION_DAMPING * FRICTION_PER_EFFORT
+        want = DAMPING_PER_EFFORT * effort + np.where(np.arange(12) % 3 == 1, extra * effort, 0)
+        np.testing.assert_allclose(m.dof_damping[dofs[:12]], want, rtol=1e-2)
+        world.step(48)
+        d = world.data
+        assert d.ncon and int(mujoco.mjtConstraint.mjCNSTR_FRICTION_DOF) not in d.efc_type[: d.nefc]
+
+
 def test_the_world_steps_and_closes():
     world = make_world("mujoco", Flat(), time_step=1 / 240)
     load_robot(world, "fox")
