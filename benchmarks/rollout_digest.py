@@ -1,6 +1,6 @@
 """Digests of seeded env rollouts: check that a speed-up changed no number.
 
-Run: python benchmarks/rollout_digest.py [--steps 600] [--out digest.json]
+Run: python benchmarks/rollout_digest.py [--steps 600] [--out digest.json] [--engine mujoco]
 
 Eight cases (four walkers, all four presets, all four action modes, odometry, sway and
 lean) each run ``--steps`` seeded random-action steps, resetting as episodes end; every
@@ -43,8 +43,9 @@ CASES = [
 ]
 
 
-def digest(env_id: str, kw: dict, mode: str, steps: int) -> dict:
-    env = gym.make(env_id, action_mode=mode, disable_env_checker=True, **kw)
+def digest(env_id: str, kw: dict, mode: str, steps: int, engine: str | None = None) -> dict:
+    extra = {} if engine is None else {"engine": engine}
+    env = gym.make(env_id, action_mode=mode, disable_env_checker=True, **kw, **extra)
     env.action_space.seed(1)
     obs, _ = env.reset(seed=3)
     h = hashlib.sha256(obs.tobytes())
@@ -69,13 +70,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=600, help="env steps per case (default 600)")
     ap.add_argument("--out", help="also write the digests to this JSON file")
+    ap.add_argument("--engine", choices=("pybullet", "mujoco"),
+                    help="the physics engine (default: the envs' own, pybullet)")
     args = ap.parse_args(argv)
     if args.steps < 1:
         ap.error("--steps must be at least 1")
     out = {}
     for env_id, kw, mode in CASES:
         name = f"{env_id} {mode} {json.dumps(kw, sort_keys=True)}"
-        out[name] = digest(env_id, kw, mode, args.steps)
+        out[name] = digest(env_id, kw, mode, args.steps, args.engine)
         print(f"{out[name]['digest']}  {name}", flush=True)
     if args.out:
         from gaitsim.catalog import atomic_write_text
