@@ -436,21 +436,31 @@ class MujocoRobot(RobotBase):
         self._views()
 
     def _views(self) -> None:
-        """Views into the data and the model that the servo and the leg commands write and
-        read every world step (MuJoCo's arrays stay where they are for a model's life; a
-        fresh view per access costs more than the arithmetic): the actuators' controls by
-        group, the joints' positions where they are consecutive (else None: indexed anew),
-        and the legs' actuator gains, biases and force ranges."""
+        """The servo's arrays over every actuator (legs, upper body, ankles: the groups'
+        slices ``_sl``, ``_su``, ``_sa``): position targets, rates and velocities, and views
+        into the data and the model that the servo and the leg commands write and read
+        every world step (MuJoCo's arrays stay where they are for a model's life; a fresh
+        view per access costs more than the arithmetic): the controls, the motored joints'
+        positions in actuator order (a view where they are consecutive, else None: indexed
+        anew), the legs' actuator gains, biases and force ranges."""
         d, m, nl, a0 = self.data, self.model, self._nl, self._na0
-        self._ctrl_l, self._ctrl_u, self._ctrl_a = d.ctrl[:nl], d.ctrl[nl:a0], d.ctrl[a0:]
-        self._qpos_l = d.qpos[self._qsl] if isinstance(self._qsl, slice) else None
-        usl, asl = _as_slice(self._uqadr), _as_slice(self._aqadr)
-        self._qpos_u = d.qpos[usl] if isinstance(usl, slice) else None
-        self._qpos_a = d.qpos[asl] if isinstance(asl, slice) else None
+        nu = a0 + len(self._aqadr)
+        self._sl, self._su, self._sa = slice(0, nl), slice(nl, a0), slice(a0, nu)
+        # a released group keeps target, rate and velocity 0: its control is 0 (its gain is)
+        self._target, self._rates, self._vel = np.zeros(nu), np.zeros(nu), np.zeros(nu)
+        self._ctrl = d.ctrl[:nu]
+        self._act_qadr = np.concatenate([self._qadr, self._uqadr, self._aqadr]).astype(int)
+        sl = _as_slice(self._act_qadr)
+        self._qpos_act = d.qpos[sl] if isinstance(sl, slice) else None
         self._gain_l, self._bias_l = m.actuator_gainprm[:nl, 0], m.actuator_biasprm[:nl, 2]
         self._range_lo = m.actuator_forcerange[:nl, 0]
         self._range_hi = m.actuator_forcerange[:nl, 1]
         self._kd_set = False  # the default kd's gains and biases are in the model
+        self._forces_set = False  # ... and the default force limits
+        self._d_xpos, self._d_xquat, self._d_qpos, self._d_qvel = d.xpos, d.xquat, d.qpos, d.qvel
+        self._d_xipos = d.xipos[1:]  # the robot's bodies' centres of mass (all but the world)
+        self._d_force = d.actuator_force[:nl]
+        self._f6 = np.zeros(6)  # one contact's force, mj_contactForce's output
 
     def _index_upper(self) -> None:
         """The upper body's joints, their actuators' rows and the head and chest bodies."""
@@ -538,7 +548,7 @@ class MujocoRobot(RobotBase):
         self._kd = np.full(n, float(DEFAULT_KD if kd is None else kd))
         self._kd_set = False
         self._forces = self.effort.ravel() * float(force_scale)
-        self._zeros = np.zeros(n)
+        self._forces_set = False
 
     def release_joints(self) -> None:
         """No motor force on any joint: the joints move freely."""
@@ -547,7 +557,9 @@ class MujocoRobot(RobotBase):
         m.actuator_biasprm[:, :3] = 0.0
         self._kd_set = False
         m.actuator_forcerange[:] = 0.0
+        self._forces_set = False
         self._q = self._uq = self._aq = None
+        self._target[:] = self._rates[:] = self._vel[:] = 0.0
 
     def set_upper_positions(self, q) -> None:
         """Teleport the upper body's joints to ``q`` (n,), at rest."""
@@ -571,9 +583,10 @@ class MujocoRobot(RobotBase):
             m.actuator_biasprm[nl:a0, 2] = -self._udamping * DEFAULT_KD
             m.actuator_forcerange[nl:a0, 0] = -self.upper_effort
             m.actuator_forcerange[nl:a0, 1] = self.upper_effort
-        self._uq = np.asarray(q, dtype=float)
-        self._uv = np.zeros(len(self._uq)) if v is None else np.asarray(v, dtype=float)
-        self._servo()
+            self._rates[self._su] = self._urate
+        self._uq = self._target[self._su]
+        self._uq[:] = q
+        self._vel[self._su] = 0.0 if v is None else v
 
     def set_ankle_positions(self, q) -> None:
         """Teleport the ankles' joints to ``q`` (n,), at rest."""
@@ -600,9 +613,10 @@ class MujocoRobot(RobotBase):
         m.actuator_biasprm[a0:, 2] = -self._adamping * DEFAULT_KD
         m.actuator_forcerange[a0:, 0] = -f
         m.actuator_forcerange[a0:, 1] = f
-        self._aq = np.asarray(q, dtype=float)
-        self._av = np.zeros(n) if v is None else np.asarray(v, dtype=float)
-        self._servo()
+        self._rates[self._sa] = self._arate
+        self._aq = self._target[self._sa]
+        self._aq[:] = q
+        self._vel[self._sa] = 0.0 if v is None else v
 
     def command_joint_list(self, q, v=None, kp=None, forces=None, kd=None) -> None:
         """PyBullet's position motor on every joint (flat lists in chain order; defaults:
@@ -616,39 +630,39 @@ class MujocoRobot(RobotBase):
         VELOCITY_CLOSURE x the joint's inertia per MuJoCo step (times kd) closes the
         error within about a step; the implicit integrator keeps so stiff a damper stable.
         """
-        self._q = np.asarray(q, dtype=float)
-        self._v = self._zeros if v is None else np.asarray(v, dtype=float)
+        sl = self._sl
+        self._q = self._target[sl]
+        self._q[:] = q
+        self._vel[sl] = 0.0 if v is None else v
         kp = self._kp if kp is None else np.asarray(kp, dtype=float) * self.gain_scale
         default_kd = kd is None
         kd = self._kd if default_kd else np.asarray(kd, dtype=float)
-        self._rate = kp / kd / self.world.dt
+        rate = self._rates[sl]
+        np.divide(kp, kd, out=rate)
+        rate /= self.world.dt
         if not (default_kd and self._kd_set):  # (the default's are written once)
             self._gain_l[:] = self._damping * kd
             self._bias_l[:] = -self._damping * kd
         self._kd_set = default_kd
-        f = self._forces if forces is None else np.asarray(forces, dtype=float)
-        self._range_lo[:] = -f
-        self._range_hi[:] = f
-        self._servo()
+        if forces is None:
+            if not self._forces_set:  # (the default's are written once)
+                np.negative(self._forces, out=self._range_lo)
+                self._range_hi[:] = self._forces
+                self._forces_set = True
+        else:
+            f = np.asarray(forces, dtype=float)
+            np.negative(f, out=self._range_lo)
+            self._range_hi[:] = f
+            self._forces_set = False
 
     def _servo(self) -> None:
-        """The motors' velocity targets for the current joint positions (each world step)."""
-        if self._aq is not None:
-            actrl, qa = self._ctrl_a, self._qpos_a
-            np.subtract(self._aq, self.data.qpos[self._aqadr] if qa is None else qa, out=actrl)
-            actrl *= self._arate
-            actrl += self._av
-        if self._uq is not None:
-            uctrl, qu = self._ctrl_u, self._qpos_u
-            np.subtract(self._uq, self.data.qpos[self._uqadr] if qu is None else qu, out=uctrl)
-            uctrl *= self._urate
-            uctrl += self._uv
-        if self._q is None:
-            return
-        ctrl, ql = self._ctrl_l, self._qpos_l
-        np.subtract(self._q, self.data.qpos[self._qsl] if ql is None else ql, out=ctrl)
-        ctrl *= self._rate
-        ctrl += self._v
+        """The motors' velocity targets for the current joint positions, every actuator's
+        ``v + rate (q - q_now)`` (before each world step)."""
+        qa = self._qpos_act
+        ctrl = self._ctrl
+        np.subtract(self._target, self.data.qpos[self._act_qadr] if qa is None else qa, out=ctrl)
+        ctrl *= self._rates
+        ctrl += self._vel
 
     def command_torque_list(self, tau) -> None:
         """Feedforward joint torques (flat, chain order), held until the next call."""
@@ -780,37 +794,39 @@ class MujocoRobot(RobotBase):
         m, d = self.model, self.data
         mujoco.mj_kinematics(m, d)
         b = self.body_id
-        w, x, y, z = d.xquat[b].tolist()
+        xpos, xquat, qvel = self._d_xpos, self._d_xquat, self._d_qvel
+        w, x, y, z = xquat[b].tolist()
         if self.fixed_base:
             lin = ang = (0.0, 0.0, 0.0)
         else:
-            lin = tuple(d.qvel[:3].tolist())
-            ang = _rotated((w, x, y, z), d.qvel[3:6].tolist())  # MuJoCo's is body-local
+            v6 = qvel[:6].tolist()
+            lin = tuple(v6[:3])
+            ang = _rotated((w, x, y, z), v6[3:])  # MuJoCo's is body-local
         bodies = self._contact_bodies()
         touching = set(bodies)
-        feet = d.xpos[self._feet].tolist()  # lists of 3: the controller reads them by index
+        feet = xpos[self._feet].tolist()  # lists of 3: the controller reads them by index
         if self.track_momentum:  # the base's subtree is the robot: its momentum about its
             mujoco.mj_subtreeVel(m, d)  # own centre of mass, world frame
         upper = self._upper_reading()
         if len(self._aqadr):  # soles: forces and centres of pressure in one pass
             forces, cops = self._foot_pressure()
-            upper = (*upper, tuple(d.qpos[self._aqadr].tolist()), cops)
+            upper = (*upper, tuple(self._d_qpos[self._aqadr].tolist()), cops)
         else:
             forces = self._foot_forces(bodies)
         return Sensed(
-            tuple(d.xpos[b].tolist()),
+            tuple(xpos[b].tolist()),
             (x, y, z, w),
             lin,
             ang,
-            tuple(d.qpos[self._qsl].tolist()),
-            tuple(d.qvel[self._vsl].tolist()),
-            tuple((d.actuator_force[: self._nl] + self._ff).tolist()),
+            tuple(self._d_qpos[self._qsl].tolist()),
+            tuple(qvel[self._vsl].tolist()),
+            tuple((self._d_force + self._ff).tolist()),
             feet,
-            tuple((self._body_mass @ d.xipos[1:] / self.mass).tolist()),
+            tuple((self._body_mass @ self._d_xipos / self.mass).tolist()),
             [f in touching for f in self._foot_list],
             b in touching,
             not touching <= self._foot_or_base,
-            [[qx, qy, qz, qw] for qw, qx, qy, qz in d.xquat[self._feet].tolist()],
+            [[qx, qy, qz, qw] for qw, qx, qy, qz in xquat[self._feet].tolist()],
             forces,
             float(d.subtree_angmom[b, 2]) if self.track_momentum else math.nan,
             *upper,
@@ -821,7 +837,7 @@ class MujocoRobot(RobotBase):
         each contact's robot body, ``_contact_bodies``)."""
         m, d = self.model, self.data
         out = dict.fromkeys(self._foot_list, 0.0)
-        f6 = np.zeros(6)
+        f6 = self._f6
         for i, body in enumerate(bodies):
             if body in out:
                 mujoco.mj_contactForce(m, d, i, f6)
@@ -855,17 +871,17 @@ class MujocoRobot(RobotBase):
 
     def _upper_reading(self):
         """(upper joint positions, head centre, head and chest quaternions), as PyBullet's."""
-        d = self.data
         if self.body.upper_body is None:
             return (), None, None, None
+        xquat = self._d_xquat
 
         def quat(b):
-            w, x, y, z = d.xquat[b].tolist()
+            w, x, y, z = xquat[b].tolist()
             return (x, y, z, w)
 
         head = self._head
-        return (tuple(d.qpos[self._uqadr].tolist()),
-                None if head is None else tuple(d.xpos[head].tolist()),
+        return (tuple(self._d_qpos[self._uqadr].tolist()),
+                None if head is None else tuple(self._d_xpos[head].tolist()),
                 None if head is None else quat(head),
                 None if self._chest is None else quat(self._chest))  # fmt: skip
 
