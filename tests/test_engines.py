@@ -110,6 +110,29 @@ def test_motored_joints_have_no_dry_friction_rows():
         assert d.ncon and int(mujoco.mjtConstraint.mjCNSTR_FRICTION_DOF) not in d.efc_type[: d.nefc]
 
 
+def test_the_robot_meets_the_ground_through_explicit_pairs():
+    """No geom collides by its contype (MuJoCo skips its broad phase): each robot geom has
+    one pair with the ground, whose friction is the foot's (the world's, a torsional one of
+    a foot radius) on feet and follows set_friction."""
+    with make_world("mujoco", Flat()) as world:
+        robot = load_robot(world, "fox")
+        m = world.model
+        assert not m.geom_contype.any() and not m.geom_conaffinity.any()
+        assert m.npair == m.ngeom - 1 and set(m.pair_geom1) == {world.ground_id}
+        robot.command_positions(robot.home_joints)
+        for mu in (world.friction, 0.6):
+            world.set_friction(mu)
+            world.step(24)
+            d = world.data
+            bodies = robot._geom_body[d.contact.geom[: d.ncon, 1]]
+            feet = [i for i, b in enumerate(bodies) if b in robot._feet]
+            assert feet
+            radius = robot.geometry.foot_radius
+            for i in feet:
+                assert d.contact.dim[i] == 4
+                np.testing.assert_allclose(d.contact.friction[i], [mu, mu, radius, 0, 0], atol=1e-5)
+
+
 def test_the_world_steps_and_closes():
     world = make_world("mujoco", Flat(), time_step=1 / 240)
     load_robot(world, "fox")

@@ -11,7 +11,9 @@ a second time. To it the spec adds what a URDF cannot say:
   the ankles'), that reproduces PyBullet's position motor (see
   ``MujocoRobot.command_joint_list``);
 - contact parameters: robot geoms collide with the ground only (PyBullet loads URDFs
-  without self-collision too); feet take precedence in every foot-ground pair, with the
+  without self-collision too), each through an explicit pair with it (MuJoCo then skips
+  its broad phase, 7 % of a step, ``_ground_pairs``, whose parameters are those MuJoCo's
+  own mixing gives the two geoms); feet take precedence in every foot-ground pair, with the
   world's friction, a torsional friction of one foot radius per newton (PyBullet's
   spinning friction) and a soft contact whose time constant and damping ratio are those of
   the foot pad (``geometry.foot_pad``: a sink of 10 % of the radius under an even share of
@@ -34,14 +36,14 @@ going unstable. Each world step is SUBSTEPS MuJoCo steps in C with the motors' v
 targets held; between world steps one fused numpy update sets them for every actuator
 (``MujocoRobot._servo``). Constraint islands are off (one robot is one kinematic tree).
 
-Where a step's time goes (the fox walking, MuJoCo 4.0, per MuJoCo step of about 16 us):
-position stage 10 us (kinematics 2, collision 3, the no-slip pass's projection 2),
-constraint solver and no-slip pass 5.5 us. Tried and left: the no-slip pass with 2 or 0
-iterations (0 tripled the generated walkers' mean slip; 2 slipped worse than 4), one
-MuJoCo step per world step (the fox fell twice in fidelity_eval), the motor law as an
-affine actuator evaluated at every MuJoCo step (generated walker 1, 684 kg, touched down
-1.4 times per stance instead of 1.0), the elliptic cone (slower), fewer solver or line
-search iterations (it converges in 2-3).
+Where a step's time goes (the fox walking, MuJoCo 4.0, per MuJoCo step of about 15 us):
+position stage 9 us (kinematics 2, collision 1.5 with the explicit pairs, the no-slip
+pass's projection 2), constraint solver and no-slip pass 5.5 us. Tried and left: the
+no-slip pass with 2 or 0 iterations (0 tripled the generated walkers' mean slip; 2
+slipped worse than 4), one MuJoCo step per world step (the fox fell twice in
+fidelity_eval), the motor law as an affine actuator evaluated at every MuJoCo step
+(generated walker 1, 684 kg, touched down 1.4 times per stance instead of 1.0), the
+elliptic cone (slower), fewer solver or line search iterations (it converges in 2-3).
 """
 
 from __future__ import annotations
@@ -71,7 +73,6 @@ else:
                                   mujoco.mjtWarning.mjWARN_BADQVEL,
                                   mujoco.mjtWarning.mjWARN_BADQACC)]  # fmt: skip
 
-ROBOT_BITS, GROUND_BITS = 2, 1  # contype / conaffinity: robot geoms collide with ground only
 VELOCITY_CLOSURE = 1.0  # an actuator's damping is this many joint inertias per MuJoCo step (see
 # MujocoRobot.command_joint_list): it closes about 80 % of a velocity error in one step
 MIN_TIMECONST_STEPS = 2.0  # MuJoCo's soft contacts are unstable faster than two steps
@@ -180,6 +181,7 @@ class MujocoWorld(WorldBase):
             act.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
             act.forcerange = [-1.0, 1.0]  # set by every command
         self.model = spec.compile()
+        _pair_friction(self.model)
         _joint_friction(self.model, body)
         self.data = mujoco.MjData(self.model)
         self._warnings = self.data.warning.number
@@ -221,6 +223,7 @@ class MujocoWorld(WorldBase):
             if m is not None:
                 m.geom_friction[m.geom_priority > 0, 0] = self.friction
                 m.geom_friction[self.ground_id, 0] = self.friction
+                _pair_friction(m)
 
     # ------------------------------------------------------------------ time
     def step(self, n: int = 1) -> None:
@@ -270,7 +273,7 @@ def _add_ground(spec, terrain, friction: float) -> None:
     """The ground geom (id 0: the first geom of the world body) for ``terrain``."""
     geom = spec.worldbody.add_geom()
     geom.name = "ground"
-    geom.contype, geom.conaffinity = GROUND_BITS, ROBOT_BITS
+    geom.contype = geom.conaffinity = 0  # it collides through the robot's pairs only
     geom.friction = [friction, 0.0, 0.0]
     geom.condim = 3
     if isinstance(terrain, Flat):
@@ -333,21 +336,62 @@ def pad_solref(pad, mass_share: float, dt: float) -> tuple[float, float]:
 
 
 def _robot_contacts(spec, body, friction: float, dt: float) -> None:
-    """Robot geoms collide with the ground only; feet win their pairs with the pad's soft
-    contact (``dt``: MuJoCo's step), the world's friction and a torsional friction of one
-    foot radius."""
+    """Robot geoms collide with the ground only (``_ground_pairs``); feet win their pairs
+    with the pad's soft contact (``dt``: MuJoCo's step), the world's friction and a
+    torsional friction of one foot radius."""
     feet = set(body.foot_links)
     timeconst, zeta = pad_solref(body.pad, body.mass / body.n_legs, dt)
     for link in spec.bodies:
         if link.name == "world":
             continue
         for geom in link.geoms:
-            geom.contype, geom.conaffinity = ROBOT_BITS, GROUND_BITS
             if link.name in feet:
                 geom.priority = 1
                 geom.condim = 4
                 geom.friction = [friction, body.geometry.foot_radius, 0.0]
                 geom.solref = [timeconst, zeta]
+    _ground_pairs(spec)
+
+
+def _ground_pairs(spec) -> None:
+    """Every robot geom's contact with the ground as an explicit pair, and no geom left to
+    collide otherwise: MuJoCo checks each pair directly instead of running its broad phase
+    over every geom (7 % of the fox's step). A pair gets the parameters MuJoCo's mixing
+    gives the two geoms: the higher priority's (a foot's), else the larger condim and
+    friction and the mean solref and solimp (equal solmix); its friction is set on the
+    compiled model (``_pair_friction``), where ``set_friction`` changes it too."""
+    ground = next(g for g in spec.worldbody.geoms if g.name == "ground")
+    k = 0
+    for link in spec.bodies:
+        if link.name == "world":
+            continue
+        for geom in link.geoms:
+            if not geom.name:  # a pair names its geoms
+                geom.name, k = f"robot_geom_{k}", k + 1
+            pair = spec.add_pair()
+            pair.geomname1, pair.geomname2 = ground.name, geom.name
+            if geom.priority > ground.priority:
+                pair.condim = geom.condim
+                pair.solref, pair.solimp = list(geom.solref), list(geom.solimp)
+            else:
+                pair.condim = max(geom.condim, ground.condim)
+                pair.solref = list((np.asarray(geom.solref) + ground.solref) / 2)
+                pair.solimp = list((np.asarray(geom.solimp) + ground.solimp) / 2)
+            pair.margin, pair.gap = max(geom.margin, ground.margin), max(geom.gap, ground.gap)
+            geom.contype = geom.conaffinity = 0
+
+
+def _pair_friction(model) -> None:
+    """Each ground pair's friction (tangential twice, torsional, rolling twice) from its two
+    geoms' as MuJoCo mixes them: the higher priority's, else the larger of each."""
+    if not model.npair:
+        return
+    ground, geom = model.pair_geom1, model.pair_geom2
+    own = model.geom_friction[geom]
+    mixed = np.maximum(own, model.geom_friction[ground])
+    wins = (model.geom_priority[geom] > model.geom_priority[ground])[:, None]
+    f = np.where(wins, own, mixed)
+    model.pair_friction[:] = f[:, [0, 0, 1, 2, 2]]
 
 
 def _joint_friction(model, body) -> None:
