@@ -133,8 +133,11 @@ class RobotBase:
         self.home_joints, _ = leg_ik(self.geometry.chain, self.geometry.homes)
         self.home_ankles = self.flat_ankles(self.home_joints)
         self.release_joints()
-        self.reset_base(base_position, base_orientation)
+        # the legs first: reset_base works out contacts (MuJoCo), and legs still at zero
+        # reach through rough ground (generated walker 39 on 1 cm bumps: more contacts
+        # than MuJoCo's arena holds)
         self.set_joint_positions(self.home_joints if joint_positions is None else joint_positions)
+        self.reset_base(base_position, base_orientation)
         if len(self.home_ankles):
             self.set_ankle_positions(self.home_ankles)
 

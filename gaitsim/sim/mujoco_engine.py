@@ -434,6 +434,11 @@ class MujocoRobot(RobotBase):
         self._removed = False
         self._index()
         self.set_gains()
+        if not self.fixed_base:  # the start pose before any contact is worked out: at the
+            # model's origin the body stands in rough ground, with more contacts than
+            # MuJoCo's arena holds
+            x, y, z, w = (float(v) for v in base_orientation)
+            self.data.qpos[:7] = [*(float(v) for v in base_position), w, x, y, z]
 
     # ------------------------------------------------------------------ indexing
     def _index(self) -> None:
