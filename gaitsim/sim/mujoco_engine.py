@@ -469,7 +469,6 @@ class MujocoRobot(RobotBase):
         self._foot_or_base = {*self._foot_set, self.body_id}
         self._geom_body = m.geom_bodyid.copy()
         self._ff = np.zeros(len(names))  # the held feedforward torques, chain order
-        self._q = None  # the motors' position targets (None: released)
         self._index_upper()
         self._index_ankles()
         # rotor inertia (armature) in proportion to each joint's own inertia: a real geared
@@ -530,7 +529,7 @@ class MujocoRobot(RobotBase):
         self._uqadr = np.array([m.jnt_qposadr[j] for j in ids], dtype=int)
         self._uvadr = np.array([m.jnt_dofadr[j] for j in ids], dtype=int)
         self.upper_effort = np.asarray(self.body.upper_effort, float)
-        self._uq = None
+        self._upper_on = False  # the upper body's motor constants are set (until a release)
         has = self.body.upper_body is not None
         self._head = m.body("head").id if has and self.body.upper_body.head is not None else None
         self._chest = m.body("chest").id if has and self.body.upper_body.torso is not None else None
@@ -549,7 +548,6 @@ class MujocoRobot(RobotBase):
         self.ankle_effort = np.asarray(self.body.ankle_effort, float)
         self.ankle_lower = np.asarray(self.body.ankle_lower, float)
         self.ankle_upper = np.asarray(self.body.ankle_upper, float)
-        self._aq = None  # the ankle motors' position targets (None: released)
 
     def _acted(self) -> np.ndarray:
         """The dofs with actuators, in actuator order (legs, upper body, ankles)."""
@@ -618,7 +616,7 @@ class MujocoRobot(RobotBase):
         self._kd_set = False
         m.actuator_forcerange[:] = 0.0
         self._forces_set = False
-        self._q = self._uq = self._aq = None
+        self._upper_on = False
         self._target[:] = self._rates[:] = self._vel[:] = 0.0
 
     def set_upper_positions(self, q) -> None:
@@ -637,15 +635,14 @@ class MujocoRobot(RobotBase):
         if not len(self._uqadr):
             return
         m, nl, a0 = self.model, self._nl, self._na0
-        if self._uq is None:  # the motors' constants: set on the first command after a release
-            self._urate = DEFAULT_KP * self.gain_scale / DEFAULT_KD / self.world.dt
+        if not self._upper_on:  # the motors' constants: set on the first command after a release
             m.actuator_gainprm[nl:a0, 0] = self._udamping * DEFAULT_KD
             m.actuator_biasprm[nl:a0, 2] = -self._udamping * DEFAULT_KD
             m.actuator_forcerange[nl:a0, 0] = -self.upper_effort
             m.actuator_forcerange[nl:a0, 1] = self.upper_effort
-            self._rates[self._su] = self._urate
-        self._uq = self._target[self._su]
-        self._uq[:] = q
+            self._rates[self._su] = DEFAULT_KP * self.gain_scale / DEFAULT_KD / self.world.dt
+            self._upper_on = True
+        self._target[self._su] = q
         self._vel[self._su] = 0.0 if v is None else v
 
     def set_ankle_positions(self, q) -> None:
@@ -668,14 +665,12 @@ class MujocoRobot(RobotBase):
         m, a0 = self.model, self._na0
         kp = np.broadcast_to(np.asarray(DEFAULT_KP if kp is None else kp, dtype=float), (n,))
         f = self.ankle_effort if forces is None else np.asarray(forces, dtype=float)
-        self._arate = kp * self.gain_scale / DEFAULT_KD / self.world.dt
         m.actuator_gainprm[a0:, 0] = self._adamping * DEFAULT_KD
         m.actuator_biasprm[a0:, 2] = -self._adamping * DEFAULT_KD
         m.actuator_forcerange[a0:, 0] = -f
         m.actuator_forcerange[a0:, 1] = f
-        self._rates[self._sa] = self._arate
-        self._aq = self._target[self._sa]
-        self._aq[:] = q
+        self._rates[self._sa] = kp * self.gain_scale / DEFAULT_KD / self.world.dt
+        self._target[self._sa] = q
         self._vel[self._sa] = 0.0 if v is None else v
 
     def command_joint_list(self, q, v=None, kp=None, forces=None, kd=None) -> None:
@@ -691,8 +686,7 @@ class MujocoRobot(RobotBase):
         error within about a step; the implicit integrator keeps so stiff a damper stable.
         """
         sl = self._sl
-        self._q = self._target[sl]
-        self._q[:] = q
+        self._target[sl] = q
         self._vel[sl] = 0.0 if v is None else v
         kp = self._kp if kp is None else np.asarray(kp, dtype=float) * self.gain_scale
         default_kd = kd is None
