@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from .catalog import Entry, Gait
-from .feet import Sole, ankle_joint_names, soles
-from .geometry import Geometry, foot_pad, geometry, physics_hz
+from .feet import SOLE_CORNERS, Sole, ankle_joint_names, corner_pad, soles
+from .geometry import GRAVITY, Geometry, foot_pad, geometry, physics_hz
 from .upper import UpperGeometry, upper_geometry
 from .urdf import (
     ankle_limits,
@@ -29,6 +29,7 @@ from .urdf import (
     foot_link_names,
     joint_limits,
     joint_names,
+    n_stance_min,
     upper_joint_names,
     upper_limits,
 )
@@ -58,6 +59,8 @@ class Body:
     ankle_lower: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
     ankle_upper: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
     ankle_effort: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+    sole_pad: tuple[float, float] | None = None  # each sole corner's contact stiffness and
+    # damping (``feet.corner_pad``), None on sphere feet
 
     @property
     def gait(self) -> Gait:
@@ -77,8 +80,10 @@ class Body:
 
     @property
     def sim_hz(self) -> float:
-        """The default physics rate for this body (``geometry.physics_hz``)."""
-        return physics_hz(self.geometry)
+        """The default physics rate for this body (``geometry.physics_hz``; on soles, for
+        the stiffness of a flat sole's corners together)."""
+        k = None if self.sole_pad is None else SOLE_CORNERS * self.sole_pad[0]
+        return physics_hz(self.geometry, stiffness=k)
 
 
 def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:
@@ -106,6 +111,7 @@ def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:
         upper=upper,
         effort=effort,
         pad=foot_pad(geo),
+        sole_pad=_sole_pad(gait, geo),
         urdf_path=cached_urdf(entry, cache_dir=cache_dir),
         upper_body=upper_geometry(gait),
         upper_joint_names=tuple(upper_joint_names(gait)),
@@ -118,3 +124,13 @@ def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:
         ankle_upper=ahi,
         ankle_effort=aeff,
     )
+
+
+def _sole_pad(gait: Gait, geo: Geometry) -> tuple[float, float] | None:
+    """Each sole corner's pad (``feet.corner_pad``) for the heaviest load a foot carries:
+    the weight over the fewest feet down at any stretch of the cycle."""
+    feet = soles(gait)
+    if feet is None:
+        return None
+    load = geo.total_mass * GRAVITY / n_stance_min(gait)
+    return corner_pad(foot_pad(geo), load, min(s.corner for s in feet))

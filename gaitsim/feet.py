@@ -36,13 +36,17 @@ HEEL_SHARE = 0.25  # ... this share of its length behind the ankle
 WIDTH_SHARE = 0.4  # ... and this share of its length wide
 ANKLE_HEIGHT_SHARE = 0.08  # the ankle sits this share of the leg above the sole's bottom
 THICKNESS_SHARE = 0.5  # the sole box is this share of the ankle height thick
-CORNER_SHARE = 0.5  # its corner spheres' radius, as a share of its thickness
+CORNER_SHARE = 1.0  # its corner spheres' radius, as a share of its thickness (at most a
+# quarter of its width): a sphere must stay deeper than the sole sinks, or on a heightfield
+# its centre passes below the triangles and their contact normals turn over (see corner_pad)
+SOLE_CORNERS = 4  # a sole stands on four corner spheres (``urdf.sole_spheres``)
+EDGE_SINK = 0.35  # a sole on one edge (two corners) under the heaviest load one foot
+# carries sinks at most this share of its corner radius (``corner_pad``)
 DEFAULT_ANKLE = "pitch_roll"  # "yaw_pitch_roll" adds a yaw that stands in for the hip's
 # (a hanging leg has no hip yaw joint, so a planted sole holds the body's heading): with the
 # assist both built-in bipeds then walk the 1 m arc (with pitch_roll the mechanic goes out
-# of reach and the raptor 19 deg off heading), but free the mechanic walks 20 s from only
-# two of three start points, and falls down 5 deg and after 0.2 m/s pushes, all of which
-# it walks with pitch_roll
+# of reach and the raptor 19 deg off heading), but free the yaw-ankled mechanic walks 12 s
+# of flat ground from 2 of 6 start points, where with pitch_roll it walks 20 s from all 6
 HEEL_STRIKE_DEG = -14.0  # the sole's pitch at touchdown (toe up)
 TOE_OFF_DEG = 16.0  # ... and at lift-off (heel up)
 # shares of stance: the heel strike has rolled flat by the first, the heel lifts from the
@@ -86,6 +90,27 @@ class Sole:
     def yaws(self) -> bool:
         """Whether the ankle turns about the shin (the sole may face any heading)."""
         return self.ankle == "yaw_pitch_roll"
+
+
+def corner_pad(pad: tuple[float, float], load: float, corner: float) -> tuple[float, float]:
+    """Contact stiffness (N/m) and damping (N s/m) of each of a sole's corner spheres.
+
+    ``pad`` is the foot's pad (``geometry.foot_pad``: a sink of FOOT_PAD_SINK of the ankle
+    height under an even share of the weight), shared by the SOLE_CORNERS points; ``load``
+    (N) is the heaviest load one foot carries (the weight over the fewest feet down);
+    ``corner`` the spheres' radius. The share is stiffened where needed so that the sole on
+    one edge under ``load`` sinks at most EDGE_SINK of ``corner`` (each of two corners
+    carries half of it), the damping raised by the same square root so the damping ratio
+    stays. A sphere pressed deeper than its radius has its centre below the ground: on a
+    plane nothing changes, but on a heightfield the triangles then push it from below
+    (contact normals pointing down); the free mechanic's heel strikes sank its 12 mm
+    corners 24-36 mm and it fell within 2 s on rough ground and on a heightfield of zero
+    height, where on the plane it walked 20 s."""
+    k, d = pad[0] / SOLE_CORNERS, pad[1] / SOLE_CORNERS
+    edge = 0.5 * load / (EDGE_SINK * corner)
+    if edge > k:
+        k, d = edge, d * math.sqrt(edge / k)
+    return k, d
 
 
 def wants_soles(gait: Gait) -> bool:

@@ -315,23 +315,25 @@ def pad_shortfall(geo: Geometry) -> float:
     return max(want / geo.foot_radius - 1.0, 0.0)
 
 
-def unsprung_hz(geo: Geometry, n_feet: int | None = None) -> float:
+def unsprung_hz(geo: Geometry, n_feet: int | None = None, stiffness: float | None = None) -> float:
     """The frequency (Hz) at which a foot and its shin, with no body weight on them (a
     foot that has just landed, before its load arrives), ring on the foot pad:
     ``sqrt(k / (m_foot + m_shin)) / 2 pi`` with the pad's stiffness ``k`` (``foot_pad``),
     for the leg with the lightest shin. The pad is sized for a share of the body, about a
-    hundred times the foot, so this is some ten times the loaded pad's frequency."""
-    k, _ = foot_pad(geo, n_feet)
+    hundred times the foot, so this is some ten times the loaded pad's frequency.
+    ``stiffness`` (N/m): the pad's instead, where a foot's is not ``foot_pad``'s (soles)."""
+    k = foot_pad(geo, n_feet)[0] if stiffness is None else stiffness
     m = geo.foot_mass + float(np.min(geo.leg_masses[:, 1]))
     return math.sqrt(k / m) / (2.0 * math.pi)
 
 
-def physics_hz(geo: Geometry, n_feet: int | None = None) -> float:
+def physics_hz(geo: Geometry, n_feet: int | None = None, stiffness: float | None = None) -> float:
     """A walker's default physics rate: PHYSICS_HZ, or the smallest multiple of it that
     samples ``unsprung_hz`` at least PAD_SAMPLES times a period (Nyquist). Below that a
     landing foot's contact flickers: generated walker 56 (80 g, a 9 mm shin, a bare foot
     ringing at 155 Hz) made 2.29 touchdowns per stance at 240 Hz and 0.99 at 480 Hz; the
     built-in walkers ring at 31-69 Hz and keep 240 Hz. Any control rate that divides
     PHYSICS_HZ divides it."""
-    k = max(1, math.ceil(PAD_SAMPLES * unsprung_hz(geo, n_feet) / PHYSICS_HZ - 1e-9))
+    ring = unsprung_hz(geo, n_feet, stiffness)
+    k = max(1, math.ceil(PAD_SAMPLES * ring / PHYSICS_HZ - 1e-9))
     return PHYSICS_HZ * k

@@ -51,7 +51,8 @@ CADENCE_PER_DEG = 0.06 / 1.6  # upright lean: the step rate rises by this share 
 def default_lean(gait) -> str | bool:
     """The body's attitude on a slope unless one is asked for: ``"level"`` for two legs, a
     trunk held upright in the world as people hold theirs (tilted with an uphill slope it
-    sits back over the heels: the free mechanic fell going up 5 deg, and walks it level);
+    sits back over the heels: the free mechanic, 10 s up 5 deg from six start points,
+    walks 5 level and 4 tilted);
     off (tilted with the ground under the feet) for every other walker, whose body spans
     its feet."""
     return "level" if gait.n_legs == 2 else False

@@ -162,23 +162,23 @@ def test_sphere_walkers_have_no_ankles(engine, name):
         assert s.ankle_positions == () and s.foot_cops == ()
 
 
-def test_a_sole_shares_its_pad_among_its_corners():
-    """PyBullet: the pad's stiffness and damping on a sole's link are Body.pad over
-    SOLE_CONTACT_POINTS; a sphere foot keeps the whole pad. Friction as on sphere feet."""
+def test_a_soles_corners_get_the_sole_pad():
+    """PyBullet: a sole's link carries Body.sole_pad (each corner point's pad); a sphere
+    foot keeps the whole pad. Friction as on sphere feet."""
     import pybullet as p
 
-    from gaitsim.sim.robot import SOLE_CONTACT_POINTS
-
     with make_world("pybullet", Flat()) as world:
-        for name, share in (("mechanic", SOLE_CONTACT_POINTS), ("fox", 1)):
+        for name in ("mechanic", "fox"):
             robot = load_robot(world, name)
-            k, d = robot.body.pad
+            body = robot.body
+            k, d = body.pad if body.sole_pad is None else body.sole_pad
+            assert (body.sole_pad is None) == (name == "fox")
             for f in robot.foot_index:
                 info = p.getDynamicsInfo(robot.body_id, int(f), physicsClientId=world.client)
                 assert info[1] == 1.0  # lateral friction: the world's sets the pair's
                 assert info[7] == pytest.approx(robot.geometry.foot_radius)  # spinning
-                assert info[9] == pytest.approx(k / share)  # contact stiffness
-                assert info[8] == pytest.approx(d / share)  # contact damping
+                assert info[9] == pytest.approx(k)  # contact stiffness
+                assert info[8] == pytest.approx(d)  # contact damping
             robot.remove()
 
 

@@ -17,12 +17,15 @@ from hypothesis import strategies as st
 from gaitsim import CatalogError, Slope, Walker, load_catalog
 from gaitsim.catalog import catalog_to_dict, dumps_catalog, loads_catalog, parse_catalog
 from gaitsim.feet import (
+    EDGE_SINK,
     HEEL_STRIKE_DEG,
     ROLL_BOUNDS,
+    SOLE_CORNERS,
     TOE_OFF_DEG,
     ankle_angles,
     ankle_joint_names,
     ankle_offset,
+    corner_pad,
     shin_rotation,
     sole_pitch,
     soles,
@@ -134,6 +137,47 @@ def test_mixed_feet_and_up_legs_are_refused():
     d["m"]["gait"]["foot_radius"] = 0.02
     with pytest.raises(CatalogError, match="foot_radius"):
         geometry(parse_catalog(d)["m"].gait)
+
+
+# ---------------------------------------------------------------------------- the pads
+
+
+def test_corner_pad_by_hand():
+    """A 4000 N/m, 100 N s/m pad shared by four corners is 1000 and 25 each; a 200 N load
+    on one edge of 1 cm corners must sink at most EDGE_SINK cm: each of the two corners
+    takes 100 N at 100 / (EDGE_SINK * 0.01) N/m, the damping scaled by the square root."""
+    assert SOLE_CORNERS == 4
+    k, d = corner_pad((4000.0, 100.0), 200.0, 0.01)
+    edge = 100.0 / (EDGE_SINK * 0.01)
+    assert k == pytest.approx(edge)
+    assert d == pytest.approx(25.0 * math.sqrt(edge / 1000.0))
+    # a light load: the shared pad already sinks less than the bound, and stays
+    assert corner_pad((4000.0, 100.0), 2.0, 0.01) == pytest.approx((1000.0, 25.0))
+
+
+@settings(max_examples=200, deadline=None)
+@given(k=st.floats(1.0, 1e7), d=st.floats(0.01, 1e5), load=st.floats(0.01, 1e5),
+       corner=st.floats(1e-4, 0.1))  # fmt: skip
+def test_corner_pad_bounds_the_edge_sink_and_keeps_the_damping_ratio(k, d, load, corner):
+    kc, dc = corner_pad((k, d), load, corner)
+    assert kc >= k / SOLE_CORNERS * (1 - 1e-12)
+    assert 0.5 * load / kc <= EDGE_SINK * corner * (1 + 1e-9)  # each of two corners
+    # the damping ratio for any mass, d / (2 sqrt(k m)), is the shared pad's
+    assert dc / math.sqrt(kc) == pytest.approx((d / SOLE_CORNERS) / math.sqrt(k / SOLE_CORNERS))
+
+
+def test_bipeds_soles_get_corner_pads_sphere_walkers_none():
+    from gaitsim.body import compile_body
+    from gaitsim.geometry import GRAVITY
+    from gaitsim.urdf import n_stance_min
+
+    for name in ("mechanic", "raptor"):
+        body = compile_body(name)
+        corner = min(s.corner for s in body.soles)
+        load = body.mass * GRAVITY / n_stance_min(body.gait)
+        assert body.sole_pad == pytest.approx(corner_pad(body.pad, load, corner))
+        assert 0.5 * load / body.sole_pad[0] <= EDGE_SINK * corner * (1 + 1e-9)
+    assert compile_body("fox").sole_pad is None
 
 
 # ---------------------------------------------------------------------------- the roll

@@ -49,9 +49,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..feet import SOLE_CORNERS
 from ..footplan import FootPlanner, Steering
 from ..gait import smooth01
-from ..geometry import FOOT_PAD_SINK, PHYSICS_HZ, pad_shortfall
+from ..geometry import FOOT_PAD_SINK, GRAVITY, PHYSICS_HZ, pad_shortfall
 from ..ik import ScalarLeg
 from ..walker import Walker
 from . import stance as load
@@ -303,10 +304,15 @@ class GaitController:
         return preload * self.geo.foot_radius
 
     def _mean_sink(self) -> float:
-        """How deep (m) a foot pad sinks under a stance foot's mean load: FOOT_PAD_SINK of
-        the foot radius under an even share of the weight, times the weight over duty x
-        legs feet down (at most all of it)."""
+        """How deep (m) a foot pad sinks under a stance foot's mean load (the weight over
+        duty x legs feet down, at most all of it): FOOT_PAD_SINK of the foot radius under
+        an even share of the weight, times that load over the even share; a flat sole on
+        its corners' pads (``Body.sole_pad``)."""
         mean_load = min(1.0 / self.gait.duty, self.n_legs)  # x an even share's
+        pad = self.robot.body.sole_pad
+        if pad is not None:
+            force = mean_load * self.geo.total_mass * GRAVITY / self.n_legs
+            return force / (SOLE_CORNERS * pad[0])
         return FOOT_PAD_SINK * mean_load * self.geo.foot_radius
 
     def reset(self, start: float = 0.0) -> None:
@@ -599,8 +605,9 @@ class GaitController:
         x = mx + a * (pos[0] - mx)
         y = my + a * (pos[1] - my)
         # an ankle that turns (``yaw_pitch_roll``) leaves the body's yaw to the legs, so they
-        # hold it to the reference in full, as on point feet (at sole_track_gain the body
-        # yawed +-10 deg each step and the free mechanic fell at 7.5 s; now it walks 20 s)
+        # hold it to the reference in full, as on point feet (the free yaw-ankled mechanic,
+        # 12 s from six start points: mean heading error 3.3-8.3 deg, at sole_track_gain
+        # 6.2-20.3 deg)
         a_yaw = cfg.track_gain if self._yawing_soles else a
         dyaw = a_yaw * wrap(heading - myaw) + wrap(myaw - heading)  # yaw_v - heading
         return (x, y, pos[2]), yawed(rot, math.cos(dyaw), math.sin(dyaw))

@@ -29,10 +29,8 @@ FORCE_SCALE = 1.0
 FALLBACK_EFFORT = 100.0  # N m, for joints whose URDF gives no effort limit
 # Every contact point is a spring-damper of the stiffness and damping set on its link, so a
 # sole, touching with its four corner spheres (``urdf.sole_spheres``), shares the foot pad
-# (``Body.pad``) among them: a flat standing sole then sinks about as far as a sphere foot's
-# pad (geometry.FOOT_PAD_SINK of the radius, here of the ankle height) with the pad's
-# natural frequency and damping ratio. A sole on one edge sinks further under its load.
-SOLE_CONTACT_POINTS = 4  # a sole's four corner spheres (urdf.sole_spheres)
+# (``Body.pad``) among them, stiffened where the heaviest load on one edge would sink its
+# corners past ``feet.EDGE_SINK`` of their radius (``Body.sole_pad``, ``feet.corner_pad``).
 CONTACT_DISTANCE = 0.0  # a manifold point at this distance (m) or closer counts as touching,
 # as does one that carries a normal force: a foot hovering a millimetre above the ground
 # (inside Bullet's contact margin) does not touch it
@@ -175,10 +173,8 @@ class Robot(RobotBase):
 
     def _set_foot_pads(self) -> None:
         """Feet as damped pads (``Body.pad``, see ``geometry.foot_pad``), not rigid balls;
-        a sole's pad is shared by its corner points (SOLE_CONTACT_POINTS)."""
-        k, d = self.body.pad
-        if self.body.soles is not None:
-            k, d = k / SOLE_CONTACT_POINTS, d / SOLE_CONTACT_POINTS
+        a sole's corner points each get ``Body.sole_pad``."""
+        k, d = self.body.pad if self.body.sole_pad is None else self.body.sole_pad
         for f in self._feet:
             p.changeDynamics(self.body_id, f, contactStiffness=k, contactDamping=d,
                              physicsClientId=self.client)  # fmt: skip

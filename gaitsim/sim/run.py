@@ -39,10 +39,11 @@ LINE_GROWTH_LIMIT = 15.0
 
 
 # Free bipeds walk at a brisk tempo and mostly fall at a slow one (README, "Generated
-# bipeds fall because they step slowly"): the free mechanic walks at cycles of 0.51 and
-# 0.59 pendulum periods (``biped_tempo``) and falls at 0.71-0.89; of the first 24
-# generated bipeds (10 s flat, two starts each) 2 of 48 runs walk at their own 0.66-1.17,
-# 14 at 0.6, 20 at 0.5. A trend, not a bound: the note names it, nothing enforces it.
+# bipeds fall because they step slowly"): the free mechanic walks at cycles of 0.59
+# pendulum periods (``biped_tempo``; 6 of 6 start points), 0.71 (5 of 6) and 0.79 (3 of
+# 4), and falls at 0.89 and 1.19 (every start); of the first 24 generated bipeds (10 s
+# flat, two starts each) 0 of 48 runs walk at their own 0.66-1.17, 12 at 0.6, 19 at 0.5.
+# A trend, not a bound: the note names it, nothing enforces it.
 BRISK_BIPED_TEMPO = 0.6
 
 
