@@ -144,6 +144,12 @@ class RobotBase:
     def _load(self, base_position, base_orientation) -> None:  # pragma: no cover
         raise NotImplementedError
 
+    @property
+    def sole_stiffness(self) -> float | None:
+        """A flat sole's contact stiffness (N/m) in this engine, None on sphere feet: the
+        foot pad's (``Body.pad``); PyBullet's sole corners carry ``Body.sole_pad`` each."""
+        return None if self.body.soles is None else self.body.pad[0]
+
     def flat_ankles(self, q) -> np.ndarray:
         """The ankle angles (Body.ankle_joint_names order) that lay every sole parallel to
         the body's xy plane, facing the body's heading, with the legs at ``q`` (L, 3): flat

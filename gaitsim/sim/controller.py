@@ -49,7 +49,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..feet import SOLE_CORNERS
 from ..footplan import FootPlanner, Steering
 from ..gait import smooth01
 from ..geometry import FOOT_PAD_SINK, GRAVITY, PHYSICS_HZ, pad_shortfall
@@ -307,12 +306,11 @@ class GaitController:
         """How deep (m) a foot pad sinks under a stance foot's mean load (the weight over
         duty x legs feet down, at most all of it): FOOT_PAD_SINK of the foot radius under
         an even share of the weight, times that load over the even share; a flat sole on
-        its corners' pads (``Body.sole_pad``)."""
+        its pad in this engine (``Robot.sole_stiffness``: PyBullet's stiffened corners)."""
         mean_load = min(1.0 / self.gait.duty, self.n_legs)  # x an even share's
-        pad = self.robot.body.sole_pad
-        if pad is not None:
-            force = mean_load * self.geo.total_mass * GRAVITY / self.n_legs
-            return force / (SOLE_CORNERS * pad[0])
+        stiffness = self.robot.sole_stiffness
+        if stiffness is not None:
+            return mean_load * self.geo.total_mass * GRAVITY / self.n_legs / stiffness
         return FOOT_PAD_SINK * mean_load * self.geo.foot_radius
 
     def reset(self, start: float = 0.0) -> None:
