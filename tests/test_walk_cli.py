@@ -415,7 +415,7 @@ def test_a_free_biped_that_steps_slowly_and_falls_is_told_why():
     """``biped_tempo`` by hand: the mechanic's cycle, stride / duty / clip speed = 0.3 / 0.6
     / 0.6 = 0.833 s, over 2 pi sqrt(h / g) at its hip height; the note comes only for a free
     biped that fell slower than BRISK_BIPED_TEMPO, and names the clip speed that makes it
-    brisk (the same stride), the set-back soles and the assist."""
+    brisk (the same stride) and the assist."""
     import dataclasses
     import math
     from types import SimpleNamespace
@@ -436,8 +436,47 @@ def test_a_free_biped_that_steps_slowly_and_falls_is_told_why():
     assert note is not None and f"{biped_tempo(slow):.2f} periods" in note
     brisk = 0.4 * biped_tempo(slow) / BRISK_BIPED_TEMPO  # m/s: the same stride, 0.6 a cycle
     assert f"clip_speed of {brisk:.3g} m/s" in note and "--body assist" in note
-    assert "set" in note and "back under its hips" in note
     assert _biped_tempo_note(mechanic, fell) is None  # brisk already
     assert _biped_tempo_note(slow, SimpleNamespace(body="assist", fell=True)) is None
     assert _biped_tempo_note(slow, SimpleNamespace(body="free", fell=False)) is None
     assert _biped_tempo_note(resolve_entry("fox"), fell) is None
+
+
+def test_a_multi_legged_walker_on_soles_that_did_not_walk_gets_a_note():
+    """A walker with more than two legs on soles gets the note when it did not walk: soles
+    do not carry such walkers in physics yet, and sphere feet are the fix; none for a
+    biped, for sphere feet, or for a run that walked."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from gaitsim.cli import _multi_leg_soles_note
+    from gaitsim.walker import resolve_entry
+
+    fox = resolve_entry("fox")
+    legs = tuple(dataclasses.replace(leg, foot=()) for leg in fox.gait.legs)
+    on_soles = dataclasses.replace(fox, gait=dataclasses.replace(fox.gait, legs=legs))
+    fell = SimpleNamespace(walked=False)
+    note = _multi_leg_soles_note(on_soles, fell)
+    assert note is not None and '"foot": "sphere"' in note and "docs/bipeds.md" in note
+    assert _multi_leg_soles_note(on_soles, SimpleNamespace(walked=True)) is None
+    assert _multi_leg_soles_note(fox, fell) is None  # sphere feet
+    assert _multi_leg_soles_note(resolve_entry("mechanic"), fell) is None  # a biped
+
+
+@pytest.mark.slow
+def test_the_fox_on_soles_does_not_walk_yet():
+    """The measured miss behind the note: the fox with soles on every leg falls free within
+    a second (0.53 s from the default start; the hound 0.87 s, horn_beetle 2.1 s,
+    spider_bot 1.8 s). When this starts to walk, the note and docs/bipeds.md go."""
+    import dataclasses
+
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+    from gaitsim.walker import resolve_entry
+
+    fox = resolve_entry("fox")
+    legs = tuple(dataclasses.replace(leg, foot=()) for leg in fox.gait.legs)
+    on_soles = dataclasses.replace(fox, gait=dataclasses.replace(fox.gait, legs=legs))
+    s = simulate(on_soles, seconds=3.0, config=ControlConfig(body="free")).summary
+    assert s["verdict"] == "fell", s["verdict_reason"]
+
