@@ -422,7 +422,7 @@ def cmd_walk(args) -> int:
                 "; exit code 1"
             )
     notes = (_line_balance_note(summary), _home_support_note(entry, summary),
-             _biped_tempo_note(entry, summary), _multi_leg_soles_note(entry, summary))  # fmt: skip
+             _biped_tempo_note(entry, summary))  # fmt: skip
     for note in notes:
         if note and not args.quiet:
             print(note, file=sys.stderr)
@@ -445,22 +445,6 @@ def _biped_tempo_note(entry, summary) -> str | None:
         f"step slowly'): a clip_speed of {brisk:.3g} m/s, the stride kept, makes it "
         f"{BRISK_BIPED_TEMPO:g} (the built-in raptor falls at every tempo but 0.56, "
         "docs/bipeds.md); --body assist (the default for bipeds) walks it"
-    )
-
-
-def _multi_leg_soles_note(entry, summary) -> str | None:
-    """That a walker with more than two legs on soles does not walk in physics yet, and the
-    fix (None for every other run: sphere feet, two legs, or it walked)."""
-    from .feet import soles
-
-    if summary.walked or entry.gait.n_legs <= 2 or soles(entry.gait) is None:
-        return None
-    return (
-        "note: walkers with more than two legs do not walk on soles in physics yet (the "
-        "built-in fox, hound, horn_beetle and spider_bot with soles on every leg: free, "
-        "they fall in 0.5-3.1 s; with the assist they go out of reach or off speed, "
-        "docs/bipeds.md); give every leg \"foot\": \"sphere\" (their default) to walk "
-        "on point feet"
     )
 
 

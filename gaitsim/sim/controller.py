@@ -268,6 +268,7 @@ class GaitController:
         robot.set_gains(self._kp, cfg.kd, cfg.force_scale)
         self.upper = UpperBodyDriver(walker, robot, self.dt, world.dt) if walker.upper else None
         self.soles = SoleDriver(walker, robot) if walker.soles is not None else None
+        self._sides = [leg.side_sign for leg in self.gait.legs]  # ``_keep_width``
         self._yawing_soles = walker.soles is not None and any(q.yaws for q in walker.soles)
         self.reset(start)
 
@@ -869,15 +870,19 @@ class GaitController:
         lands nearer a stance foot than ``step_width`` of their nominal lateral spacing (at
         least their soles' mean width): capture-point placement after a sideways drift would
         otherwise cross the legs, landing the swing foot under or past the stance foot, and
-        the next step cannot catch the body (the mechanic fell so)."""
+        the next step cannot catch the body (the mechanic fell so). Only feet on opposite
+        sides (the catalog's ``side``) can cross: a fore and a hind foot on one side stand
+        in line (the fox on soles, its swing feet pushed a sole's width out from the
+        stance foot on their own side, rolled over within 0.5 s)."""
         plan, share = self.planner, self.config.step_width
+        sides = self._sides
         c, s = math.cos(heading), math.sin(heading)
         cx, cy = corr
         for i, down in enumerate(plan.stance):
             if down:  # only swing feet are placed
                 continue
             for j, st in enumerate(plan.stance):
-                if not st:
+                if not st or sides[j] == sides[i]:
                     continue
                 nominal = plan.home_xy[i][1] - plan.home_xy[j][1]  # left of j: positive
                 side = 1.0 if nominal >= 0.0 else -1.0
