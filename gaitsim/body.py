@@ -79,11 +79,16 @@ class Body:
         return self.geometry.standing_height
 
     @property
+    def sole_stiffness(self) -> float | None:
+        """A flat sole's contact stiffness (N/m): its SOLE_CORNERS corners' ``sole_pad``
+        together; None on sphere feet."""
+        return None if self.sole_pad is None else SOLE_CORNERS * self.sole_pad[0]
+
+    @property
     def sim_hz(self) -> float:
         """The default physics rate for this body (``geometry.physics_hz``; on soles, for
-        the stiffness of a flat sole's corners together)."""
-        k = None if self.sole_pad is None else SOLE_CORNERS * self.sole_pad[0]
-        return physics_hz(self.geometry, stiffness=k)
+        ``sole_stiffness``)."""
+        return physics_hz(self.geometry, stiffness=self.sole_stiffness)
 
 
 def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:

@@ -528,7 +528,7 @@ def test_the_width_guard_only_parts_feet_on_opposite_sides():
         if not swing or len(seen) >= 20:
             return
         heading = ctl.reference_heading
-        seen.append((ctl._keep_width((0.0, 0.0), heading), swing, plan, heading))
+        seen.append(ctl._keep_width((0.0, 0.0), heading))
         i = swing[0]
         across = [j for j, st in enumerate(plan.stance)
                   if st and ctl._sides[j] != ctl._sides[i]]  # fmt: skip
@@ -545,7 +545,7 @@ def test_the_width_guard_only_parts_feet_on_opposite_sides():
     simulate(_on_soles("fox"), seconds=1.0, on_step=on_step,
              config=ControlConfig(body="free"))  # fmt: skip
     assert len(seen) == 20
-    for corr, _, _, _ in seen:
+    for corr in seen:
         assert corr == (0.0, 0.0), corr
 
 

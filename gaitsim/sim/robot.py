@@ -16,7 +16,6 @@ from typing import NamedTuple
 import numpy as np
 import pybullet as p
 
-from ..feet import SOLE_CORNERS
 from .common import RobotBase
 
 # Position-control defaults. PyBullet's motor solves, within the force limit, for the joint
@@ -174,9 +173,8 @@ class Robot(RobotBase):
 
     @property
     def sole_stiffness(self) -> float | None:
-        """A flat sole's four corners together (``Body.sole_pad``), None on sphere feet."""
-        pad = self.body.sole_pad
-        return None if pad is None else SOLE_CORNERS * pad[0]
+        """A flat sole's corners together (``Body.sole_stiffness``), None on sphere feet."""
+        return self.body.sole_stiffness
 
     def _set_foot_pads(self) -> None:
         """Feet as damped pads (``Body.pad``, see ``geometry.foot_pad``), not rigid balls;
