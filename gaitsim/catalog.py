@@ -53,6 +53,9 @@ FOOT_FIELDS = {
     "ankle": "the ankle's joints: 'pitch', 'pitch_roll' (pitch, then roll below it) or "
     "'yaw_pitch_roll' (a yaw about the shin first, so a planted sole keeps its heading "
     "while the body turns)",
+    "hip_yaw": "true for a yaw joint at the top of the leg (above the hip roll), so the "
+    "whole leg turns with its sole and a planted sole keeps its heading while the body "
+    "turns; not with 'yaw_pitch_roll'",
 }
 ANKLE_KINDS = ("pitch", "pitch_roll", "yaw_pitch_roll")
 SPHERE_FOOT = "sphere"
@@ -413,7 +416,14 @@ def _parse_foot(obj: Any, where: str, knee: str) -> tuple[tuple[str, Any], ...] 
     for key in obj:
         if key not in FOOT_FIELDS:
             raise _fail(f"{where}.{key}", f"unknown key; a foot takes {', '.join(FOOT_FIELDS)}")
-        if key == "ankle":
+        if key == "hip_yaw":
+            if not isinstance(obj[key], bool):
+                raise _fail(f"{where}.hip_yaw", f"must be true or false, got {obj[key]!r}")
+            if obj[key] and obj.get("ankle") == "yaw_pitch_roll":
+                raise _fail(f"{where}.hip_yaw", "a leg turns its sole at the hip or at the "
+                            "ankle, not both: drop 'hip_yaw' or use 'ankle': 'pitch_roll'")
+            items.append((key, obj[key]))
+        elif key == "ankle":
             if obj[key] not in ANKLE_KINDS:
                 raise _fail(f"{where}.ankle", "must be 'pitch', 'pitch_roll' or "
                             f"'yaw_pitch_roll', got {obj[key]!r}")  # fmt: skip
@@ -433,7 +443,7 @@ def foot_to_dict(foot: tuple[tuple[str, Any], ...] | str) -> dict[str, Any] | st
     """A leg's ``foot`` back in the catalog's form."""
     if foot == SPHERE_FOOT:
         return SPHERE_FOOT
-    return {k: (v if k == "ankle" else _num(v)) for k, v in foot}
+    return {k: (v if k in ("ankle", "hip_yaw") else _num(v)) for k, v in foot}
 
 
 def _check_feet(legs: tuple[Leg, ...], where: str) -> None:

@@ -42,11 +42,9 @@ CORNER_SHARE = 1.0  # its corner spheres' radius, as a share of its thickness (a
 SOLE_CORNERS = 4  # a sole stands on four corner spheres (``urdf.sole_spheres``)
 EDGE_SINK = 0.35  # a sole on one edge (two corners) under the heaviest load one foot
 # carries sinks at most this share of its corner radius (``corner_pad``)
-DEFAULT_ANKLE = "pitch_roll"  # "yaw_pitch_roll" adds a yaw that stands in for the hip's
-# (a hanging leg has no hip yaw joint, so a planted sole holds the body's heading): with the
-# assist both built-in bipeds then walk the 1 m arc (with pitch_roll the mechanic goes out
-# of reach and the raptor 19 deg off heading), but free the yaw-ankled mechanic walks 12 s
-# of flat ground from 2 of 6 start points, where with pitch_roll it walks 20 s from all 6
+DEFAULT_ANKLE = "pitch_roll"  # "yaw_pitch_roll" turns the sole about the shin instead of
+# turning the leg at the hip (``Sole.hip_yaw``, a two-legged walker's default): free, the
+# yaw-ankled mechanic walked 12 s of flat ground from 2 of 6 start points
 HEEL_STRIKE_DEG = -14.0  # the sole's pitch at touchdown (toe up)
 TOE_OFF_DEG = 16.0  # ... and at lift-off (heel up)
 # shares of stance: the heel strike has rolled flat by the first, the heel lifts from the
@@ -57,6 +55,12 @@ SEED_STEP_SPLIT = (0.12, 0.18, 0.15, 0.15, 0.40)  # the second seed's step: cont
 ANKLE_PITCH_LIMIT = 1.4  # rad: the ankle pitches at most this far either way
 ANKLE_ROLL_LIMIT = 0.6  # rad: ... and rolls at most this far
 ANKLE_YAW_LIMIT = 1.0  # rad: ... and turns at most this far about the shin
+HIP_YAW_JOINT = "hip_yaw"  # the suffix of a leg's hip yaw joint (a sole's ``joints``)
+HIP_YAW_LIMIT = 0.8  # rad: a hip yaw turns the leg at most this far either way
+# A two-legged walker's legs get a hip yaw by default: without one no joint turns the body
+# over a planted sole, so its heading drifts as the soles twist and it cannot follow a
+# turn (the free mechanic fell on the 1.5 m arc from 6 of 6 start points, on MuJoCo on
+# flat ground from 4 of 4; with it: README, "Bipeds")
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,7 @@ class Sole:
     height: float  # the ankle joint over the sole's bottom
     thickness: float  # the sole box's thickness (its top is below the ankle)
     ankle: str  # "pitch", "pitch_roll" or "yaw_pitch_roll"
+    hip_yaw: bool = False  # a yaw joint at the top of the leg turns the whole leg
 
     @property
     def length(self) -> float:
@@ -82,14 +87,26 @@ class Sole:
 
     @property
     def joints(self) -> tuple[str, ...]:
-        """The ankle's joint suffixes in chain order (``<leg>_<suffix>``)."""
-        return {"pitch": ("ankle_pitch",), "pitch_roll": ("ankle_pitch", "ankle_roll"),
-                "yaw_pitch_roll": ("ankle_yaw", "ankle_pitch", "ankle_roll")}[self.ankle]
+        """The foot's joint suffixes (``<leg>_<suffix>``): the hip yaw first if the leg
+        has one (it sits at the top of the leg), then the ankle's in chain order."""
+        ankle = {"pitch": ("ankle_pitch",), "pitch_roll": ("ankle_pitch", "ankle_roll"),
+                 "yaw_pitch_roll": ("ankle_yaw", "ankle_pitch", "ankle_roll")}[self.ankle]
+        return (HIP_YAW_JOINT, *ankle) if self.hip_yaw else ankle
+
+    @property
+    def ankle_joints(self) -> tuple[str, ...]:
+        """The ankle's own joint suffixes (``joints`` without the hip yaw)."""
+        return tuple(j for j in self.joints if j != HIP_YAW_JOINT)
 
     @property
     def yaws(self) -> bool:
-        """Whether the ankle turns about the shin (the sole may face any heading)."""
+        """Whether the ankle turns about the shin."""
         return self.ankle == "yaw_pitch_roll"
+
+    @property
+    def turns(self) -> bool:
+        """Whether the sole may face any heading (an ankle yaw or a hip yaw turns it)."""
+        return self.yaws or self.hip_yaw
 
 
 def corner_pad(pad: tuple[float, float], load: float, corner: float) -> tuple[float, float]:
@@ -124,17 +141,19 @@ def wants_soles(gait: Gait) -> bool:
     return gait.n_legs == 2 and all(leg.knee != "up" for leg in gait.legs)
 
 
-def _sole(leg) -> Sole:
-    """A leg's sole: the catalog's keys, the rest from the defaults above."""
+def _sole(leg, two_legged: bool = False) -> Sole:
+    """A leg's sole: the catalog's keys, the rest from the defaults above (a hip yaw by
+    default on a two-legged walker's legs, unless their ankle yaws instead)."""
     given = dict(leg.foot) if isinstance(leg.foot, tuple) else {}
+    ankle = str(given.get("ankle", DEFAULT_ANKLE))
+    hip_yaw = bool(given.get("hip_yaw", two_legged and ankle != "yaw_pitch_roll"))
     reach = leg.upper + leg.lower
     length = SOLE_LENGTH_SHARE * reach
     heel = float(given.get("heel", HEEL_SHARE * length))
     toe = float(given.get("toe", (1.0 - HEEL_SHARE) * length))
     width = float(given.get("width", WIDTH_SHARE * (heel + toe)))
     height = float(given.get("height", ANKLE_HEIGHT_SHARE * reach))
-    return Sole(heel, toe, width, height, THICKNESS_SHARE * height,
-                str(given.get("ankle", DEFAULT_ANKLE)))  # fmt: skip
+    return Sole(heel, toe, width, height, THICKNESS_SHARE * height, ankle, hip_yaw)
 
 
 @lru_cache(maxsize=256)
@@ -142,10 +161,11 @@ def soles(gait: Gait) -> tuple[Sole, ...] | None:
     """Each leg's Sole, in catalog order, or None for a walker on sphere feet."""
     if not wants_soles(gait):
         return None
-    out = [_sole(leg) for leg in gait.legs]
+    out = [_sole(leg, gait.n_legs == 2) for leg in gait.legs]
     # one standing height for every foot: the tallest ankle (no sole hovers or sinks)
     h = max(x.height for x in out)
-    return tuple(Sole(x.heel, x.toe, x.width, h, THICKNESS_SHARE * h, x.ankle) for x in out)
+    return tuple(Sole(x.heel, x.toe, x.width, h, THICKNESS_SHARE * h, x.ankle, x.hip_yaw)
+                 for x in out)  # fmt: skip
 
 
 def ankle_height(gait: Gait) -> float | None:
@@ -156,19 +176,21 @@ def ankle_height(gait: Gait) -> float | None:
 
 
 def ankle_joint_names(gait: Gait) -> list[str]:
-    """The ankles' revolute joints, legs in catalog order (none without soles)."""
+    """The feet's revolute joints, legs in catalog order: each leg's hip yaw (if it has
+    one) and its ankle's joints (``Sole.joints``; none without soles)."""
     s = soles(gait)
     if s is None:
         return []
     return [f"{leg.name}_{j}" for leg, sole in zip(gait.legs, s, strict=True) for j in sole.joints]
 
 
-def ankle_vector(soles_, yaw, pitch, roll) -> np.ndarray:
-    """Per-leg ankle angles (each (..., L)) as the ankle joints (..., A), in
-    ``ankle_joint_names`` order (each leg's own joints only)."""
+def ankle_vector(soles_, yaw, pitch, roll, hip_yaw=None) -> np.ndarray:
+    """Per-leg ankle angles (each (..., L); ``hip_yaw`` too, default 0) as the foot
+    joints (..., A), in ``ankle_joint_names`` order (each leg's own joints only)."""
     cols = []
+    hy = np.zeros_like(np.asarray(pitch, dtype=float)) if hip_yaw is None else hip_yaw
     for i, sole in enumerate(soles_):
-        by = {"ankle_yaw": yaw, "ankle_pitch": pitch, "ankle_roll": roll}
+        by = {"ankle_yaw": yaw, "ankle_pitch": pitch, "ankle_roll": roll, HIP_YAW_JOINT: hy}
         cols += [np.asarray(by[j])[..., i] for j in sole.joints]
     return np.stack(cols, axis=-1)
 
@@ -242,6 +264,53 @@ def rot_x(a):
                      np.stack([z, s, c], -1)], -2)  # fmt: skip
 
 
+def rot_z(a):
+    """Rotations (..., 3, 3) about z by ``a`` (..., rad)."""
+    c, s = np.cos(a), np.sin(a)
+    o, z = np.ones_like(c), np.zeros_like(c)
+    return np.stack([np.stack([c, -s, z], -1), np.stack([s, c, z], -1),
+                     np.stack([z, z, o], -1)], -2)  # fmt: skip
+
+
+def hip_yaws(soles_, facing, heading) -> np.ndarray:
+    """Each leg's hip yaw (..., L): the turn from the body's ``heading`` (...,) to where
+    its sole faces (``facing``, (..., L)), wrapped and held within HIP_YAW_LIMIT; 0 for
+    legs without a hip yaw joint."""
+    has = np.array([s.hip_yaw for s in soles_])
+    d = np.asarray(facing, dtype=float) - np.asarray(heading, dtype=float)[..., None]
+    d = (d + np.pi) % (2.0 * np.pi) - np.pi
+    return np.where(has, np.clip(d, -HIP_YAW_LIMIT, HIP_YAW_LIMIT), 0.0)
+
+
+def into_hip(vectors, mounts, hip_yaw) -> np.ndarray:
+    """Body-frame points (..., L, 3) seen from each leg's hip frame turned by its hip yaw
+    (..., L) about the vertical through its mount (L, 3): what that leg's IK solves."""
+    v = np.asarray(vectors, dtype=float)
+    m = np.asarray(mounts, dtype=float)
+    c, s = np.cos(hip_yaw), np.sin(hip_yaw)
+    dx, dy = v[..., 0] - m[..., 0], v[..., 1] - m[..., 1]
+    return np.stack([m[..., 0] + c * dx + s * dy, m[..., 1] - s * dx + c * dy, v[..., 2]],
+                    axis=-1)  # fmt: skip
+
+
+def from_hip(points, mounts, hip_yaw) -> np.ndarray:
+    """``into_hip`` undone: points (..., L, 3) in each leg's hip frame turned by its hip yaw
+    (..., L) about its mount (L, 3), back in the body frame (a hip-yawed leg's forward
+    kinematics: ``from_hip(ik.leg_fk(chain, q), chain.mount, hip_yaw)``)."""
+    return into_hip(points, mounts, -np.asarray(hip_yaw, dtype=float))
+
+
+def foot_hip_yaws(soles_, foot_joints) -> np.ndarray:
+    """Each leg's hip yaw (..., L) read from the feet's joint angles (..., A), in
+    ``ankle_joint_names`` order; 0 for a leg without one."""
+    q = np.asarray(foot_joints, dtype=float)
+    cols, k = [], 0
+    for sole in soles_:
+        cols.append(q[..., k] if sole.hip_yaw else np.zeros(q.shape[:-1]))
+        k += len(sole.joints)
+    return np.stack(cols, axis=-1)
+
+
 def shin_rotation(q1, q23):
     """A hanging leg's shin in its body frame: Rx(q1) Ry(q2 + q3) (ik's chain)."""
     return rot_x(q1) @ rot_y(q23)
@@ -287,20 +356,27 @@ def ankle_euler(q, sole_in_body):
     return yaw, pitch, roll
 
 
-def ankle_joint_angles(soles_, q, normal_body, pitch, sole_body=None) -> np.ndarray:
+def ankle_joint_angles(soles_, q, normal_body, pitch, sole_body=None,
+                       hip_yaw=None) -> np.ndarray:  # fmt: skip
     """The ankle joints (..., A), ``ankle_joint_names`` order, of legs at joints ``q``
     (..., L, 3) laying each sole on the ground of body-frame unit normal ``normal_body``
     (..., L, 3) pitched by ``pitch`` (..., L): for a yawing ankle exactly the body-frame
     sole rotation ``sole_body`` (..., L, 3, 3; needed only when some ankle yaws,
     ``ankle_euler``), for the others the nearest sole they can reach (``sole_in_body``,
-    ``ankle_angles``)."""
+    ``ankle_angles``). ``hip_yaw`` (..., L): legs turned at the hip (``hip_yaws``) see
+    the ground (and the sole) in their turned hip frame, and the hip yaw joints take it."""
+    if hip_yaw is not None:
+        turn = rot_z(-np.asarray(hip_yaw, dtype=float))
+        normal_body = np.einsum("...ij,...j->...i", turn, normal_body)
+        if sole_body is not None:
+            sole_body = turn @ sole_body
     p, r = ankle_angles(q, sole_in_body(q, normal_body, pitch))
     y = np.zeros_like(p)
     yaws = np.array([sole.yaws for sole in soles_])
     if yaws.any():
         ye, pe, re = ankle_euler(q, sole_body)
         y, p, r = np.where(yaws, ye, y), np.where(yaws, pe, p), np.where(yaws, re, r)
-    return ankle_vector(soles_, y, p, r)
+    return ankle_vector(soles_, y, p, r, hip_yaw)
 
 
 def ankle_angles(q, sole_in_body):

@@ -61,6 +61,8 @@ from .feet import (
     ANKLE_PITCH_LIMIT,
     ANKLE_ROLL_LIMIT,
     ANKLE_YAW_LIMIT,
+    HIP_YAW_JOINT,
+    HIP_YAW_LIMIT,
     Sole,
     ankle_joint_names,
     soles,
@@ -425,8 +427,8 @@ def build(entry: Entry) -> str:
     vel = velocity_limit(gait)
     effort = effort_limits(gait)
     ug = upper_geometry(gait)
-    out = _header(entry.name) + _base_link(geo, ug)
     feet = soles(gait)
+    out = _header(entry.name) + _base_link(geo, ug, feet)
     for i, leg in enumerate(gait.legs):
         limits = [(lo[i, k], hi[i, k], effort[i], vel) for k in range(3)]
         out += _leg(geo, i, leg, limits, None if feet is None else feet[i])
@@ -455,12 +457,21 @@ def _header(robot: str) -> list[str]:
     return out
 
 
-def _base_link(geo, ug: UpperGeometry | None = None) -> list[str]:
-    """The body box; the hip links' tiny masses (and the upper body's) come out of the
-    body, so the total is geometry's total."""
+def hip_links_mass(geo, feet=None) -> float:
+    """What the legs' hip links weigh (HIP_MASS_FRACTION of each thigh), a hip yaw's
+    turning link (``feet``: the soles, if any) as much again: the body box gives it up."""
+    hips = geo.leg_masses[:, 0]
+    turned = [f.hip_yaw for f in feet] if feet is not None else [False] * len(hips)
+    return HIP_MASS_FRACTION * float(hips.sum() + hips[np.array(turned, dtype=bool)].sum())
+
+
+def _base_link(geo, ug: UpperGeometry | None = None, feet=None) -> list[str]:
+    """The body box; the hip links' tiny masses (a hip yaw's turning link's too, on
+    ``feet`` with ``hip_yaw``) and the upper body's come out of the body, so the total is
+    geometry's total."""
     bx, by, bz = geo.body
     body = geo.body_mass if ug is None else ug.body_mass
-    mb = body - HIP_MASS_FRACTION * float(geo.leg_masses[:, 0].sum())
+    mb = body - hip_links_mass(geo, feet)
     box_inertia = (
         mb * (by * by + bz * bz) / 12.0,
         mb * (bx * bx + bz * bz) / 12.0,
@@ -488,9 +499,17 @@ def _leg(geo, i: int, leg, limits: list, sole: Sole | None = None) -> list[str]:
     names = [f"{n}_{s}" for s in (first_joint(leg.knee), "hip_pitch", "knee")]
     first_rpy = (0.0, 0.0, float(chain.yaw0[i])) if up else (0.0, 0.0, 0.0)
     first_axis = (0, 0, 1) if up else (1, 0, 0)
+    parent, at = BASE_LINK, chain.mount[i]
+    if sole is not None and sole.hip_yaw:  # the hip yaw turns the whole leg at the mount
+        parent = f"{n}_{HIP_TURN_LINK}"
+        m_t = HIP_MASS_FRACTION * float(geo.leg_masses[i, 0])
+        i_t = 0.4 * m_t * float(geo.leg_radius[i]) ** 2
+        out += _link(parent, _inertial(m_t, (i_t, i_t, i_t)))
+        out += _joint(f"{n}_{HIP_YAW_JOINT}", "revolute", BASE_LINK, parent, at,
+                      axis=(0, 0, 1), limit=(-HIP_YAW_LIMIT, HIP_YAW_LIMIT, *limits[0][2:]))
+        at = (0.0, 0.0, 0.0)
     out += _joint(
-        names[0], "revolute", BASE_LINK, f"{n}_hip", chain.mount[i], first_rpy, first_axis,
-        limits[0],
+        names[0], "revolute", parent, f"{n}_hip", at, first_rpy, first_axis, limits[0],
     )  # fmt: skip
     out += _joint(
         names[1], "revolute", f"{n}_hip", f"{n}_thigh", (0, 0, 0), axis=(0, 1, 0),
@@ -514,28 +533,39 @@ def ankle_effort(gait: Gait | Entry) -> float:
 
 
 def ankle_limits(gait: Gait | Entry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Lower and upper limits (rad) and efforts (N m) of the ankle joints, in
+    """Lower and upper limits (rad) and efforts (N m) of the feet's joints, in
     ``feet.ankle_joint_names`` order (empty without soles): ANKLE_YAW_LIMIT,
-    ANKLE_PITCH_LIMIT and ANKLE_ROLL_LIMIT either way, ``ankle_effort`` each."""
+    ANKLE_PITCH_LIMIT and ANKLE_ROLL_LIMIT either way, ``ankle_effort`` each; a hip yaw
+    HIP_YAW_LIMIT and its leg's hip effort (``effort_limits``)."""
     gait = gait.gait if isinstance(gait, Entry) else gait
-    names = ankle_joint_names(gait)
-    if not names:
+    feet = soles(gait)
+    if feet is None:
         return np.zeros(0), np.zeros(0), np.zeros(0)
-    by = {"_yaw": ANKLE_YAW_LIMIT, "_roll": ANKLE_ROLL_LIMIT, "_pitch": ANKLE_PITCH_LIMIT}
-    top = np.array([next(v for k, v in by.items() if n.endswith(k)) for n in names])
-    return -top, top, np.full(len(names), ankle_effort(gait))
+    by = {"ankle_yaw": ANKLE_YAW_LIMIT, "ankle_roll": ANKLE_ROLL_LIMIT,
+          "ankle_pitch": ANKLE_PITCH_LIMIT, HIP_YAW_JOINT: HIP_YAW_LIMIT}  # fmt: skip
+    hips, ankle = effort_limits(gait), ankle_effort(gait)
+    top, effort = [], []
+    for i, sole in enumerate(feet):
+        for j in sole.joints:
+            top.append(by[j])
+            effort.append(hips[i] if j == HIP_YAW_JOINT else ankle)
+    top = np.array(top)
+    return -top, top, np.array(effort, dtype=float)
 
 
 ANKLE_AXES = {"ankle_yaw": (0, 0, 1), "ankle_pitch": (0, 1, 0), "ankle_roll": (1, 0, 0)}
 ANKLE_LINKS = {"ankle_yaw": "ankle_turn", "ankle_pitch": "ankle"}  # the link after a joint
 # that another ankle joint follows (no geometry)
+HIP_TURN_LINK = "hip_turn"  # the link a hip yaw turns (``<leg>_hip_turn``, no geometry)
 
 
 def ankle_link_names(gait: Gait) -> list[str]:
-    """The ankles' geometry-less links between their joints (none without soles)."""
+    """The feet's geometry-less links between their joints (none without soles): a hip
+    yaw's turning link, then the ankle's."""
     out = []
     for leg, sole in zip(gait.legs, soles(gait) or (), strict=False):
-        out += [f"{leg.name}_{ANKLE_LINKS[j]}" for j in sole.joints[:-1]]
+        out += [f"{leg.name}_{HIP_TURN_LINK}"] if sole.hip_yaw else []
+        out += [f"{leg.name}_{ANKLE_LINKS[j]}" for j in sole.ankle_joints[:-1]]
     return out
 
 
@@ -555,8 +585,8 @@ def _sole(geo, i: int, n: str, sole: Sole, effort: float, vel: float) -> list[st
     top = {"ankle_yaw": ANKLE_YAW_LIMIT, "ankle_pitch": ANKLE_PITCH_LIMIT,
            "ankle_roll": ANKLE_ROLL_LIMIT}  # fmt: skip
     parent = f"{n}_shin"
-    for k, joint in enumerate(sole.joints):
-        last = k == len(sole.joints) - 1
+    for k, joint in enumerate(sole.ankle_joints):
+        last = k == len(sole.ankle_joints) - 1
         child = f"{n}_foot" if last else f"{n}_{ANKLE_LINKS[joint]}"
         if not last:
             m_a = HIP_MASS_FRACTION * geo.foot_mass

@@ -26,6 +26,8 @@ from .feet import (
     ankle_joint_angles,
     ankle_offset,
     ground_frame,
+    hip_yaws,
+    into_hip,
     rot_y,
     sole_pitch,
     soles,
@@ -473,9 +475,13 @@ class Walker:
             facing = self._sole_headings(d, R, stance, u)
             ankles, pitch = self._roll_soles(feet, facing, stance, s, u, normal)
         feet_body = np.einsum("...ji,...lj->...li", R, ankles - body_pos[..., None, :])
-        joints, short = leg_ik(geo.chain, feet_body)
+        turn = None  # the legs' hip yaws (soles on legs with a hip yaw joint)
+        if self.soles is not None and any(q.hip_yaw for q in self.soles):
+            turn = hip_yaws(self.soles, facing, np.arctan2(R[..., 1, 0], R[..., 0, 0]))
+        joints, short = leg_ik(geo.chain, feet_body if turn is None else
+                               into_hip(feet_body, geo.chain.mount, turn))  # fmt: skip
         if self.soles is not None:
-            ankle_q = self._ankles(joints, R, normal, facing, pitch)
+            ankle_q = self._ankles(joints, R, normal, facing, pitch, turn)
         else:
             pitch = ankle_q = np.zeros((*d.shape, 0))
         return Pose(
@@ -519,25 +525,26 @@ class Walker:
         return np.where(stance, mid, before + sig * turn)
 
     def _sole_headings(self, d, R, stance, u):
-        """Where each sole faces (S, L): its foot's planned heading with a yawing ankle
-        (``foot_headings``); without one, the body's (its yaw, the hips' twist included),
-        for a hanging leg cannot turn its foot about the vertical."""
+        """Where each sole faces (S, L): its foot's planned heading with a yawing ankle or a
+        hip yaw (``foot_headings``); without one, the body's (its yaw, the hips' twist
+        included), for a hanging leg cannot turn its foot about the vertical."""
         body_yaw = np.arctan2(R[..., 1, 0], R[..., 0, 0])[..., None]
-        yaws = np.array([q.yaws for q in self.soles])
+        yaws = np.array([q.turns for q in self.soles])
         if not yaws.any():
             return np.broadcast_to(body_yaw, stance.shape).copy()
         return np.where(yaws, self.foot_headings(d), body_yaw)
 
-    def _ankles(self, joints, R, normal, facing, pitch):
-        """The ankle joints (S, A) laying each sole on the ground under it, facing
+    def _ankles(self, joints, R, normal, facing, pitch, hip_yaw=None):
+        """The foot joints (S, A) laying each sole on the ground under it, facing
         ``facing``, pitched by ``pitch``: exact for a yawing ankle (``ankle_euler``), and
-        for the others the nearest sole they can reach (``sole_in_body``)."""
+        for the others the nearest sole they can reach (``sole_in_body``); ``hip_yaw``:
+        the legs' hip yaws (``feet.hip_yaws``), if any leg has one."""
         n_body = np.einsum("...ji,...lj->...li", R, normal)
         sole_body = None
         if any(q.yaws for q in self.soles):
             world = ground_frame(normal, facing) @ rot_y(pitch)
             sole_body = np.einsum("...ji,...ljk->...lik", R, world)
-        return ankle_joint_angles(self.soles, joints, n_body, pitch, sole_body)
+        return ankle_joint_angles(self.soles, joints, n_body, pitch, sole_body, hip_yaw)
 
     def _roll_soles(self, feet, facing, stance, s, u, n):
         """The soles' roll (``gaitsim.feet``): each flat ankle point moved by its sole's

@@ -1,5 +1,6 @@
-"""The ankle joint group in both engines (PyBullet always, MuJoCo where installed): indexing,
-the position motor holding an ankle, the foot link at the ankle, a mechanic standing on its
+"""The ankle joint group in both engines (PyBullet always, MuJoCo where installed): indexing
+(a biped's hip yaws included), the position motor holding an ankle, the foot link at the
+ankle (the hip yaw turning the leg), a mechanic standing on its
 soles with each foot's centre of pressure under the sole, and sphere walkers untouched."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+from gaitsim.feet import foot_hip_yaws, from_hip
 from gaitsim.ik import leg_fk
 from gaitsim.sim.engine import load_robot, make_world, mujoco_available
 from gaitsim.terrain import Flat
@@ -37,15 +39,17 @@ def test_a_mechanic_loads_with_its_ankles_indexed(engine):
     with make_world(engine, Flat()) as world:
         robot = load_robot(world, "mechanic")
         names = robot.body.ankle_joint_names
-        n = 2 * 2  # pitch and roll per foot (the derived ankle)
+        n = 2 * 3  # per leg a hip yaw, then the derived ankle's pitch and roll
         assert len(names) == n and robot.ankle_names == list(names)
+        assert [x.split("_", 1)[1] for x in names] == ["hip_yaw", "ankle_pitch",
+                                                        "ankle_roll"] * 2  # fmt: skip
         np.testing.assert_allclose(robot.ankle_effort, robot.body.ankle_effort)
         q, v = robot.ankle_state()
         assert q.shape == v.shape == (n,)
         # it starts with the soles flat under the home pose
         np.testing.assert_allclose(q, robot.home_ankles, atol=1e-9)
         np.testing.assert_allclose(robot.home_ankles, robot.flat_ankles(robot.home_joints))
-        target = np.array([0.2, -0.1, -0.3, 0.05])
+        target = np.array([0.1, 0.2, -0.1, -0.05, -0.3, 0.05])
         robot.set_ankle_positions(target)
         q, v = robot.ankle_state()
         np.testing.assert_allclose(q, target, atol=1e-9)
@@ -59,7 +63,7 @@ def test_command_ankles_holds_an_ankle_angle(engine):
     held within 0.02 rad after 0.5 s; with no force, the motors move nothing."""
     with make_world(engine, Flat()) as world:
         robot = load_robot(world, "mechanic", base_position=(0, 0, 2.0), fixed_base=True)
-        target = robot.home_ankles + np.array([0.3, 0.1, 0.3, -0.1])
+        target = robot.home_ankles + np.array([0.1, 0.3, 0.1, -0.1, 0.3, -0.1])
         steps = round(0.5 / world.dt)
         for _ in range(steps):
             robot.command_positions(robot.home_joints)
@@ -92,9 +96,11 @@ def test_the_foot_link_origin_is_the_ankle(engine):
             pos = np.array([rng.uniform(-1, 1), rng.uniform(-1, 1), 1.5])
             robot.reset_base(pos, quat)
             robot.set_joint_positions(q)
-            robot.set_ankle_positions(rng.uniform(-0.5, 0.5, size=len(robot.home_ankles)))
+            qa = rng.uniform(-0.5, 0.5, size=len(robot.home_ankles))
+            robot.set_ankle_positions(qa)
             s = robot.sense()
-            expected = pos + leg_fk(chain, q) @ _rot(quat).T
+            turned = from_hip(leg_fk(chain, q), chain.mount, foot_hip_yaws(robot.body.soles, qa))
+            expected = pos + turned @ _rot(quat).T
             np.testing.assert_allclose(s.feet, expected, atol=tol)
             np.testing.assert_allclose(robot.foot_positions(), expected, atol=tol)
 

@@ -7,6 +7,7 @@ scalar roll against the Walker's."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 
 import numpy as np
@@ -26,6 +27,8 @@ from gaitsim.feet import (
     ankle_joint_names,
     ankle_offset,
     corner_pad,
+    foot_hip_yaws,
+    from_hip,
     shin_rotation,
     sole_pitch,
     soles,
@@ -63,13 +66,25 @@ def _rot_z(a):
     return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
 
 
+def _joint(leg, names, qa, j):
+    """Leg ``leg``'s foot joint ``j`` in ``qa`` (0 if it has none)."""
+    n = f"{leg.name}_{j}"
+    return qa[names.index(n)] if n in names else 0.0
+
+
 def _ankle_rotation(leg, names, qa):
     """A leg's ankle chain Rz(yaw) Ry(pitch) Rx(roll) from the ankle joints ``qa``."""
     def angle(j):
-        n = f"{leg.name}_{j}"
-        return qa[names.index(n)] if n in names else 0.0
+        return _joint(leg, names, qa, j)
 
     return _rot_z(angle("ankle_yaw")) @ _rot_y(angle("ankle_pitch")) @ _rot_x(angle("ankle_roll"))
+
+
+def _sole_in_body(leg, names, q, qa):
+    """A leg's sole rotation in the body frame from its joints ``q`` (3,) and the feet's
+    ``qa``: Rz(hip yaw) Rx(q1) Ry(q2 + q3) and the ankle chain (the URDF's)."""
+    return (_rot_z(_joint(leg, names, qa, "hip_yaw")) @ shin_rotation(q[0], q[1] + q[2])
+            @ _ankle_rotation(leg, names, qa))  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- the catalog
@@ -91,10 +106,28 @@ def test_foot_fields_round_trip_and_override_defaults():
     cat = parse_catalog(_biped_dict(foot=foot))
     s = soles(cat["m"].gait)
     assert s[0].heel == 0.04 and s[0].toe == 0.1 and s[0].width == 0.05
-    assert s[0].height == 0.03 and s[0].ankle == "pitch"
-    assert ankle_joint_names(cat["m"].gait) == ["left_ankle_pitch", "right_ankle_pitch"]
+    assert s[0].height == 0.03 and s[0].ankle == "pitch" and s[0].hip_yaw  # a biped's default
+    assert ankle_joint_names(cat["m"].gait) == ["left_hip_yaw", "left_ankle_pitch",
+                                                "right_hip_yaw", "right_ankle_pitch"]
     again = loads_catalog(dumps_catalog(cat))
     assert again["m"].gait == cat["m"].gait
+    off = parse_catalog(_biped_dict(foot={**foot, "hip_yaw": False}))
+    assert not soles(off["m"].gait)[0].hip_yaw
+    assert ankle_joint_names(off["m"].gait) == ["left_ankle_pitch", "right_ankle_pitch"]
+    assert loads_catalog(dumps_catalog(off))["m"].gait == off["m"].gait
+    # an ankle that yaws turns the sole instead: no hip yaw unless asked for (it cannot be)
+    yawing = parse_catalog(_biped_dict(foot={"ankle": "yaw_pitch_roll"}))
+    assert not soles(yawing["m"].gait)[0].hip_yaw
+
+
+def test_hip_yaw_is_a_biped_default_only():
+    assert all(s.hip_yaw for s in soles(CATALOG["mechanic"].gait))
+    hound = copy.deepcopy(catalog_to_dict(load_catalog())["hound"])
+    hound["gait"]["segments"][0]["foot"] = {}
+    assert not any(s.hip_yaw for s in soles(parse_catalog({"h": hound})["h"].gait))
+    hound["gait"]["segments"][1]["foot"] = {"hip_yaw": True}  # one leg asks for it
+    flags = [s.hip_yaw for s in soles(parse_catalog({"h": hound})["h"].gait)]
+    assert flags == [False, True, False, False]
 
 
 def test_sphere_opt_out_and_soles_on_a_quadruped():
@@ -114,6 +147,9 @@ def test_sphere_opt_out_and_soles_on_a_quadruped():
         ({"toe": 0}, "segments[0].foot.toe", "positive"),
         ({"width": "wide"}, "segments[0].foot.width", "positive"),
         ({"ankle": "ball"}, "segments[0].foot.ankle", "'pitch_roll' or 'yaw_pitch_roll'"),
+        ({"hip_yaw": "yes"}, "segments[0].foot.hip_yaw", "true or false"),
+        ({"hip_yaw": True, "ankle": "yaw_pitch_roll"}, "segments[0].foot.hip_yaw",
+         "not both"),
         ({"length": 0.2}, "segments[0].foot.length", "unknown key"),
         ("flat", "segments[0].foot", "sphere"),
     ],
@@ -250,9 +286,8 @@ def _sole_frames(w, pose):
     out = np.empty((S, L, 3, 3))
     for k in range(S):
         for i, leg in enumerate(w.gait.legs):
-            q = pose.joints[k, i]
-            out[k, i] = (pose.body_rotation[k] @ shin_rotation(q[0], q[1] + q[2])
-                         @ _ankle_rotation(leg, names, pose.ankle_joints[k]))  # fmt: skip
+            out[k, i] = pose.body_rotation[k] @ _sole_in_body(leg, names, pose.joints[k, i],
+                                                              pose.ankle_joints[k])
     return out
 
 
@@ -309,7 +344,7 @@ def test_generated_bipeds_get_feet_whose_soles_lie_on_the_ground(seed, knee, tmp
     through two cycles on a slope every stance sole lies on the ground or on its edge."""
     entry = _generated_biped(seed, knee)
     w = Walker(entry, terrain=Slope(math.radians(5)))
-    assert w.soles is not None and len(ankle_joint_names(w.gait)) == 4
+    assert w.soles is not None and len(ankle_joint_names(w.gait)) == 6  # hip yaw, pitch, roll
     pose = w.pose_at(np.linspace(0.0, 2 * w.cycle, 61))
     R = _sole_frames(w, pose)
     for k in range(len(pose.distance)):
@@ -322,7 +357,7 @@ def test_generated_bipeds_get_feet_whose_soles_lie_on_the_ground(seed, knee, tmp
                 gap = (point[2] - float(w.terrain.height(point[0], point[1]))) * n[2]
                 assert abs(gap - lift) < 1e-9
     text = build(entry)
-    _pybullet_frames(text, tmp_path, w.gait, np.zeros((2, 3)), np.zeros(4))
+    _pybullet_frames(text, tmp_path, w.gait, np.zeros((2, 3)), np.zeros(6))
 
 
 @pytest.mark.parametrize(("seed", "knee"), [(2, "forward"), (3, "back"), (5, "forward")])
@@ -425,9 +460,14 @@ def _mujoco_frames(text, tmp_path, gait, q, qa):
 
 
 @pytest.mark.parametrize("reader", [_pybullet_frames, _yourdfpy_frames, _mujoco_frames])
-@pytest.mark.parametrize("ankle", ["pitch", "pitch_roll", "yaw_pitch_roll"])
-def test_urdf_ankle_chain_agrees_with_the_maths(reader, ankle, tmp_path):
-    cat = parse_catalog(_biped_dict(foot={"ankle": ankle}))
+@pytest.mark.parametrize("foot", [{"ankle": "pitch"}, {"ankle": "pitch_roll"},
+                                  {"ankle": "yaw_pitch_roll"},
+                                  {"ankle": "pitch", "hip_yaw": False},
+                                  {"ankle": "pitch_roll", "hip_yaw": True}])  # fmt: skip
+def test_urdf_ankle_chain_agrees_with_the_maths(reader, foot, tmp_path):
+    """The URDF's leg and foot chain (a hip yaw at the mount, the ankle at the shin's end)
+    in three readers against ``feet.from_hip`` / ``ik.leg_fk`` and the rotations."""
+    cat = parse_catalog(_biped_dict(foot=foot))
     entry = cat["m"]
     gait = entry.gait
     text = build(entry)
@@ -439,11 +479,10 @@ def test_urdf_ankle_chain_agrees_with_the_maths(reader, ankle, tmp_path):
         q = rng.uniform(-0.5, 0.5, (2, 3))
         qa = rng.uniform(-0.5, 0.5, len(ankle_joint_names(gait)))
         got = reader(text, tmp_path, gait, q, qa)
-        feet = leg_fk(geo.chain, q)
+        feet = from_hip(leg_fk(geo.chain, q), geo.chain.mount, foot_hip_yaws(soles(gait), qa))
         names = ankle_joint_names(gait)
         for i, leg in enumerate(gait.legs):
-            want = (shin_rotation(q[i, 0], q[i, 1] + q[i, 2])
-                    @ _ankle_rotation(leg, names, qa))  # fmt: skip
+            want = _sole_in_body(leg, names, q[i], qa)
             pos, rot = got[i]
             assert np.allclose(pos, feet[i], atol=1e-6)
             assert np.allclose(rot, want, atol=1e-6)
@@ -586,3 +625,88 @@ def test_a_sole_rolling_on_a_slope_has_no_slip(slope, yaw, pitches):
     _, got = sole_on_ground(quats, normals)
     assert np.allclose(got[:, 0], pitches, atol=1e-9)
     assert np.allclose(unrolled_feet(feet, quats, [sole], normals)[:, 0], plant, atol=1e-9)
+
+
+# ---------------------------------------------------------------------------- the hip yaw
+
+
+def test_hip_yaws_by_hand():
+    from gaitsim.feet import HIP_YAW_LIMIT, hip_yaws
+
+    pair = soles(CATALOG["mechanic"].gait)  # both legs have a hip yaw
+    got = hip_yaws(pair, np.array([0.3, 3.0]), np.array(-0.1))
+    # 0.3 - (-0.1) = 0.4; 3.0 + 0.1 = 3.1 (within pi: not wrapped) is past the limit
+    assert got == pytest.approx([0.4, HIP_YAW_LIMIT])
+    # wrapped: facing -3.0 from a heading of 3.0 is a turn of 2 pi - 6 = 0.283 rad left
+    assert hip_yaws(pair, np.array([-3.0, 3.0]), np.array(3.0)) == pytest.approx(
+        [2 * math.pi - 6.0, 0.0])
+    no_yaw = tuple(dataclasses.replace(s, hip_yaw=False) for s in pair)
+    assert np.array_equal(hip_yaws(no_yaw, np.array([0.3, 0.2]), np.array(0.0)), [0.0, 0.0])
+
+
+@settings(max_examples=100, deadline=None)
+@given(x=st.floats(-1, 1), y=st.floats(-1, 1), z=st.floats(-1, 1), mx=st.floats(-0.3, 0.3),
+       my=st.floats(-0.3, 0.3), a=st.floats(-0.8, 0.8))  # fmt: skip
+def test_into_hip_turns_about_the_mount(x, y, z, mx, my, a):
+    """``into_hip`` is a rotation by -a about the vertical through the mount: it keeps the
+    point's height and its distance from the mount's axis, ``from_hip`` undoes it, and a
+    point straight ahead of the hip, turned by +a, comes out straight ahead."""
+    from gaitsim.feet import into_hip
+
+    m = np.array([[mx, my, 0.0]])
+    p = np.array([[x, y, z]])
+    q = into_hip(p, m, np.array([a]))
+    assert q[0, 2] == z
+    assert math.hypot(q[0, 0] - mx, q[0, 1] - my) == pytest.approx(
+        math.hypot(x - mx, y - my), abs=1e-12)
+    assert np.allclose(from_hip(q, m, np.array([a])), p, atol=1e-12)
+    ahead = m + np.array([[math.cos(a), math.sin(a), -0.4]])
+    straight = m + np.array([[1.0, 0.0, -0.4]])
+    assert np.allclose(into_hip(ahead, m, np.array([a])), straight, atol=1e-12)
+
+
+def test_a_biped_s_hip_yaws_turn_each_leg_to_its_sole_on_an_arc():
+    """The Walker on a 1 m arc: each leg's hip yaw (read back from the feet's joints) is
+    its sole's planned heading less the body's yaw, and the soles then face their planned
+    headings in the world (the URDF's chain from the pose's joints)."""
+    from gaitsim.feet import hip_yaws
+    from gaitsim.path import Arc
+
+    w = Walker("mechanic", path=Arc(1.0))
+    d = np.linspace(0.0, 2 * w.cycle, 61)
+    pose = w.pose_at(d)
+    facing = w.foot_headings(d)
+    body_yaw = np.arctan2(pose.body_rotation[..., 1, 0], pose.body_rotation[..., 0, 0])
+    turn = foot_hip_yaws(w.soles, pose.ankle_joints)
+    assert np.allclose(turn, hip_yaws(w.soles, facing, body_yaw), atol=1e-12)
+    assert np.abs(turn).max() > 0.05  # the arc turns the legs
+    R = _sole_frames(w, pose)
+    sole_yaw = np.arctan2(R[..., 1, 0], R[..., 0, 0])
+    err = (sole_yaw - facing + np.pi) % (2 * np.pi) - np.pi
+    assert np.abs(err[pose.stance]).max() < 0.02
+
+
+def test_the_controller_s_scalar_hip_frame_is_into_hip():
+    """``GaitController._into_hip`` (plain floats, every control step) against
+    ``feet.into_hip`` for the mechanic's legs at random facings and body yaws."""
+    from gaitsim.feet import hip_yaws, into_hip
+    from gaitsim.sim.controller import GaitController
+
+    w = Walker("mechanic")
+    mount = w.geometry.chain.mount
+
+    class Probe:  # the attributes ``_into_hip`` reads
+        def __init__(self, facing):
+            self._facing = facing
+            self._mounts = [(float(m[0]), float(m[1])) for m in mount]
+
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        probe = Probe(list(rng.uniform(-3, 3, 2)))
+        yaw = float(rng.uniform(-3, 3))
+        turn = hip_yaws(w.soles, np.array(probe._facing), np.array(yaw))
+        for i in range(2):
+            p = rng.uniform(-0.5, 0.5, 3)
+            want = into_hip(p[None], mount[i : i + 1], turn[i : i + 1])[0]
+            got = GaitController._into_hip(probe, i, p[0], p[1], yaw)
+            assert got == pytest.approx(tuple(want[:2]), abs=1e-12)

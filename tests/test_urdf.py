@@ -149,6 +149,9 @@ def test_structure(name, texts):
     base_mass = float(links["base_link"].find("inertial/mass").get("value"))
     ug = upper_geometry(entry.gait)
     hips = gurdf.HIP_MASS_FRACTION * float(geo.leg_masses[:, 0].sum())
+    if soles(entry.gait) is not None and soles(entry.gait)[0].hip_yaw:  # a biped's hip yaw
+        hips *= 2  # turning links weigh as much as the hip links
+    assert gurdf.hip_links_mass(geo, soles(entry.gait)) == pytest.approx(hips, rel=1e-12)
     if ug is None:
         assert base_mass == pytest.approx(geo.body_mass, rel=0.01)
         assert base_mass == pytest.approx(geo.body_mass - hips, rel=1e-9)
@@ -547,7 +550,7 @@ def test_upper_structure(name, upper_texts):
 
     total = sum(float(m.get("value")) for m in root.iter("mass"))
     assert total == pytest.approx(geo.total_mass, rel=1e-9)
-    hips = gurdf.HIP_MASS_FRACTION * float(geo.leg_masses[:, 0].sum())
+    hips = gurdf.hip_links_mass(geo, soles(gait))
     assert mass("base_link") == pytest.approx(ug.body_mass - hips, rel=1e-9)
     if ug.torso is not None:
         t = ug.torso

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..feet import HIP_YAW_LIMIT
 from ..footplan import FootPlanner, Steering
 from ..gait import smooth01
 from ..geometry import FOOT_PAD_SINK, GRAVITY, PHYSICS_HZ, pad_shortfall
@@ -69,7 +70,7 @@ from .reference import (  # noqa: F401  (re-exported: the control loop's helpers
     yaw_of,
     yawed,
 )
-from .robot import Robot
+from .robot import DEFAULT_KP, Robot
 from .soles import SoleDriver
 from .upperbody import UpperBodyDriver
 from .world import World
@@ -137,6 +138,9 @@ class ControlConfig:
     min_load: float = 0.05  # a stance foot's share of the weight is at least this (x ramp)
     attitude_gain: float = 1.0  # the stance forces right the body's tilt ...
     attitude_damping: float = 1.0  # ... and damp its tilt rate
+    kp_hip_yaw: float = 0.03  # PyBullet position gain of a leg's hip yaw (soles with
+    # ``hip_yaw``), stance and swing: a planted sole's friction holds only a small twist,
+    # and a stiffer yaw servo spins the body and the sole with it (README, bipeds)
     motor_share: float = 0.5  # stance motors push a foot with at most this share of its load
     motor_floor: float = 0.1  # ... plus this share of the mean weight per leg
     margin_band: float = 0.1  # legs stiffen as the support margin falls through this band
@@ -158,7 +162,7 @@ class ControlConfig:
         _choice("plant_lock", self.plant_lock, PLANT_LOCKS)
         if not (math.isfinite(self.control_hz) and self.control_hz > 0):
             raise ValueError(f"control_hz must be positive, got {self.control_hz!r}")
-        for name in ("kp", "kp_swing", "kp_land"):
+        for name in ("kp", "kp_swing", "kp_land", "kp_hip_yaw"):
             v = getattr(self, name)
             if v is None and name == "kp":
                 continue
@@ -269,7 +273,13 @@ class GaitController:
         self.upper = UpperBodyDriver(walker, robot, self.dt, world.dt) if walker.upper else None
         self.soles = SoleDriver(walker, robot) if walker.soles is not None else None
         self._sides = [leg.side_sign for leg in self.gait.legs]  # ``_keep_width``
-        self._yawing_soles = walker.soles is not None and any(q.yaws for q in walker.soles)
+        self._yawing_soles = walker.soles is not None and any(q.turns for q in walker.soles)
+        # legs with a hip yaw: each is solved in its hip frame turned toward its sole
+        self._hip_turn = ([q.hip_yaw for q in walker.soles] if walker.soles is not None
+                          and any(q.hip_yaw for q in walker.soles) else None)  # fmt: skip
+        self._mounts = [(float(m[0]), float(m[1])) for m in self.geo.chain.mount]
+        self._foot_gains = (None if self._hip_turn is None else
+                            self.soles.gains(DEFAULT_KP, self.config.kp_hip_yaw))  # fmt: skip
         self.reset(start)
 
     def _follow_share(self, walker: Walker) -> float:
@@ -720,12 +730,24 @@ class GaitController:
 
     def _solve_one(self, i: int, target, pos, rot):
         """Leg ``i``'s joint angles and reach shortfall for a world ``target`` seen from the
-        body pose (``pos``, row-major ``rot``): (q1, q2, q3, shortfall)."""
+        body pose (``pos``, row-major ``rot``): (q1, q2, q3, shortfall). A leg with a hip
+        yaw is solved in its hip frame turned from the body's heading to its sole's."""
         vx, vy, vz = target[0] - pos[0], target[1] - pos[1], target[2] - pos[2]
         r0, r1, r2, r3, r4, r5, r6, r7, r8 = rot
-        return self._solvers[i](
-            r0 * vx + r3 * vy + r6 * vz, r1 * vx + r4 * vy + r7 * vz, r2 * vx + r5 * vy + r8 * vz
-        )
+        bx, by = r0 * vx + r3 * vy + r6 * vz, r1 * vx + r4 * vy + r7 * vz
+        if self._hip_turn is not None and self._hip_turn[i]:
+            bx, by = self._into_hip(i, bx, by, math.atan2(r3, r0))
+        return self._solvers[i](bx, by, r2 * vx + r5 * vy + r8 * vz)
+
+    def _into_hip(self, i: int, bx: float, by: float, body_yaw: float) -> tuple[float, float]:
+        """Leg ``i``'s body-frame target (x, y) seen from its hip frame, turned by its hip
+        yaw (``feet.hip_yaws``: its sole's heading less ``body_yaw``) about its mount."""
+        turn = wrap(self._facing[i] - body_yaw)
+        turn = max(-HIP_YAW_LIMIT, min(turn, HIP_YAW_LIMIT))
+        mx, my = self._mounts[i]
+        c, s = math.cos(turn), math.sin(turn)
+        dx, dy = bx - mx, by - my
+        return mx + c * dx + s * dy, my - s * dx + c * dy
 
     def _virtual_shares(self) -> list[float]:
         """Each leg's weight on the virtual body's solution (the rest: the measured one):
@@ -826,7 +848,7 @@ class GaitController:
                                             self.robot.ankle_effort, self.config.ankle_cop)
             self.robot.command_ankles(self.soles.ankles(
                 q2, (self._vrot, mrot), self._virtual_shares(), targets, self._facing),
-                forces=lim)  # fmt: skip
+                forces=lim, kp=self._foot_gains)  # fmt: skip
         if self.upper is not None:
             self._command_upper(sensed)
         self._physics(tau, ds, ref[2], ref2[2])

@@ -14,7 +14,15 @@ import math
 
 import numpy as np
 
-from ..feet import ankle_joint_angles, ankle_offset, ground_frame, rot_y, sole_pitch
+from ..feet import (
+    HIP_YAW_JOINT,
+    ankle_joint_angles,
+    ankle_offset,
+    ground_frame,
+    hip_yaws,
+    rot_y,
+    sole_pitch,
+)
 from ..terrain import Flat
 
 ANKLE_FLOOR = 0.05  # a stance ankle's force limit is at least this share of its effort
@@ -32,7 +40,9 @@ class SoleDriver:
         self._h = [s.height for s in self.soles]
         self._corner = [s.corner for s in self.soles]
         self._width = [s.width for s in self.soles]
-        self._yaws = np.array([s.yaws for s in self.soles])
+        self._yaws = np.array([s.yaws for s in self.soles])  # ankles that turn the sole
+        self._turns = np.array([s.turns for s in self.soles])  # ... or hips that do
+        self._hip_yaw = any(s.hip_yaw for s in self.soles)
         self._flat = isinstance(walker.terrain, Flat)
         self._strike = sole_pitch(False, 0.0, 1.0)  # the pitch a swing ends on
         self._ankle_lo = robot.body.ankle_lower
@@ -75,8 +85,8 @@ class SoleDriver:
 
     def facing(self, planner, i: int, body_heading: float) -> float:
         """Where leg ``i``'s sole faces: its foot's planned heading (``FootPlanner.heading``)
-        if its ankle yaws, else the body's (a hanging leg cannot yaw its foot)."""
-        return planner.heading(i) if self._yaws[i] else body_heading
+        if its ankle or its hip yaws, else the body's (a hanging leg cannot yaw its foot)."""
+        return planner.heading(i) if self._turns[i] else body_heading
 
     def strike_offset(self, i: int, heading: float, x: float, y: float):
         """Where leg ``i``'s ankle is off its flat plant when its heel strikes."""
@@ -100,7 +110,9 @@ class SoleDriver:
         virtual one. A stance ankle solved against the virtual body holds the leg, and so
         the body, upright over its sole (solved against the measured body it would follow
         the body's tilt and resist none of it); a swing ankle solved against the measured
-        body lands its sole flat whatever the body's tilt."""
+        body lands its sole flat whatever the body's tilt. A leg with a hip yaw turns at
+        the hip from each frame's heading to its sole's (``feet.hip_yaws``), its ankle
+        then solved in that turned hip frame."""
         L = self.n_legs
         q = np.asarray(q_legs, dtype=float).reshape(L, 3)
         if self._flat:
@@ -116,10 +128,17 @@ class SoleDriver:
         for rot in rots:
             R = np.asarray(rot, dtype=float).reshape(3, 3)
             sole = np.einsum("ji,ljk->lik", R, world) if self._yaws.any() else None
-            angles.append(ankle_joint_angles(self.soles, q, n @ R, pitch, sole))  # n @ R: body
+            turn = (hip_yaws(self.soles, headings, math.atan2(R[1, 0], R[0, 0]))
+                    if self._hip_yaw else None)  # fmt: skip
+            angles.append(ankle_joint_angles(self.soles, q, n @ R, pitch, sole, turn))
         virtual, measured = angles
         self.q = np.clip(w * virtual + (1.0 - w) * measured, self._ankle_lo, self._ankle_hi)
         return self.q
+
+    def gains(self, ankle: float, hip_yaw: float) -> list[float]:
+        """Position gains of the feet's joints (``ankle_joint_names`` order): ``hip_yaw``
+        for the legs' hip yaws, ``ankle`` for the ankles' own."""
+        return [hip_yaw if j == HIP_YAW_JOINT else ankle for s in self.soles for j in s.joints]
 
     def _joint_shares(self, shares) -> np.ndarray:
         """Each leg's share (``shares``, per leg) repeated for each of its ankle joints."""
@@ -138,8 +157,8 @@ class SoleDriver:
         for i, sole in enumerate(self.soles):
             f = max(float(normal[i]), 0.0) * share if stance[i] else math.inf
             for joint in sole.joints:
-                if joint == "ankle_yaw":  # the sole's friction holds its turn, not its CoP
-                    levers.append(math.inf)
+                if joint in ("ankle_yaw", HIP_YAW_JOINT):  # the sole's friction holds
+                    levers.append(math.inf)  # its turn, not its centre of pressure
                 else:
                     levers.append(f * (self._heel[i] if joint == "ankle_pitch"
                                        else 0.5 * self._width[i]))  # fmt: skip
