@@ -2,8 +2,12 @@
 conditions of the bipeds issue, and the largest sideways push each survives.
 
 Run: python experiments/biped_free.py [--workers 2] [--walkers mechanic,raptor]
-[--json FILE] [--feet derived|set_back] [--generated N]
-``--feet set_back`` runs each biped as a catalog variant: every sole's ankle yaws too
+[--json FILE] [--feet derived|set_back|no_hip_yaw] [--generated N] [--starts N]
+``--feet no_hip_yaw`` runs each biped without the hip yaw joints its legs get by default
+(``"hip_yaw": false``). ``--starts N`` runs each walker's conditions from N start points
+(the default one, then episode seeds 1..N-1; rough ground: grounds 0..N-1; flat ground
+20 s, the rest 10 s, pushes of 0.2 and 0.3 m/s either way at 5 s) and prints how many
+walked. ``--feet set_back`` runs each biped as a catalog variant: every sole's ankle yaws too
 (``"ankle": "yaw_pitch_roll"``) and every home (with the hip above it) sits (toe - heel) / 2
 further back, so the middle of the derived sole, not its ankle, stands under the hip
 (``set_back``). ``--generated N`` runs, instead of the conditions below, the first N
@@ -41,7 +45,30 @@ PUSHES = (0.1, 0.2, 0.3, 0.4)  # m/s, each to the left (+) and to the right (-)
 PUSH_AT, PUSH_SECONDS = 5.0, 10.0
 
 
-FEET = ("derived", "set_back")
+FEET = ("derived", "set_back", "no_hip_yaw")
+START_CONDITIONS = {  # ``--starts``: name: (seconds, simulate() keywords)
+    "flat, 20 s": (20.0, {}),
+    "slope +5 deg": (10.0, {"slope_deg": 5.0}),
+    "slope -5 deg": (10.0, {"slope_deg": -5.0}),
+    "rough 1 cm": (10.0, {"roughness": 0.01}),
+    "arc r = 1.5 m": (10.0, {"turn_radius": 1.5}),
+    "push +0.2 m/s": (10.0, {"push_at": PUSH_AT, "push_velocity": 0.2}),
+    "push -0.2 m/s": (10.0, {"push_at": PUSH_AT, "push_velocity": -0.2}),
+    "push +0.3 m/s": (10.0, {"push_at": PUSH_AT, "push_velocity": 0.3}),
+    "push -0.3 m/s": (10.0, {"push_at": PUSH_AT, "push_velocity": -0.3}),
+}
+
+
+def without_hip_yaw(entry):
+    """``entry`` with every leg's ``hip_yaw`` off (its soles' other keys kept)."""
+    import dataclasses
+
+    legs = []
+    for leg in entry.gait.legs:
+        foot = dict(leg.foot) if isinstance(leg.foot, tuple) else {}
+        foot["hip_yaw"] = False
+        legs.append(dataclasses.replace(leg, foot=tuple(foot.items())))
+    return dataclasses.replace(entry, gait=dataclasses.replace(entry.gait, legs=tuple(legs)))
 
 
 def set_back(entry):
@@ -88,6 +115,8 @@ def entry_of(walker: str, feet: str, tempo: float | None = None):
     entry = random_entry(int(walker[4:])) if walker.startswith("seed") else resolve_entry(walker)
     if tempo is not None:
         entry = at_tempo(entry, tempo)
+    if feet == "no_hip_yaw":
+        return without_hip_yaw(entry)
     return set_back(entry) if feet == "set_back" else entry
 
 
@@ -102,7 +131,7 @@ def run_cell(cell):
     if "slope_deg" in kw:
         kw["terrain"] = Slope(math.radians(kw.pop("slope_deg")))
     if "roughness" in kw:
-        kw["terrain"] = Rough(amplitude=kw.pop("roughness"), seed=0)
+        kw["terrain"] = Rough(amplitude=kw.pop("roughness"), seed=kw.pop("ground", 0))
     entry = entry_of(walker, feet, tempo)
     s = simulate(entry, seconds=seconds, config=ControlConfig(body="free"), **kw).summary
     keep = ("verdict", "verdict_reason", "speed_ratio", "slip_mm_per_stance",
@@ -122,6 +151,37 @@ def cells(walkers, feet: str = "derived"):
     return out
 
 
+def start_cells(walkers, feet: str, n: int):
+    """Every START_CONDITIONS run from ``n`` start points (rough ground: ``n`` grounds)."""
+    out = []
+    for w in walkers:
+        for c, (sec, kw) in START_CONDITIONS.items():
+            for k in range(n):
+                extra = {"seed": k} if k else {}
+                if "roughness" in kw:
+                    extra["ground"] = k
+                out.append((w, f"{c}|{k}", sec, {**kw, **extra}, feet, None))
+    return out
+
+
+def print_starts(results, n: int) -> None:
+    """``--starts``: per walker and condition, how many of the ``n`` starts walked and
+    when the others fell."""
+    print(f"| walker | condition (free body) | walked of {n} | the others |")
+    print("| --- " * 4 + "|")
+    seen = []
+    for w, name, _ in results:
+        key = (w, name.split("|")[0])
+        if key not in seen:
+            seen.append(key)
+    for w, c in seen:
+        rows = [r for ww, name, r in results if ww == w and name.split("|")[0] == c]
+        ok = sum(r["verdict"] == "walked" for r in rows)
+        others = ", ".join(f"{r['verdict']} at {r['time_to_fall_s']:.1f} s" if r["time_to_fall_s"]
+                           else r["verdict"] for r in rows if r["verdict"] != "walked")
+        print(f"| {w} | {c} | {ok} | {others or '-'} |")
+
+
 def generated_cells(n: int, feet: str, tempo: float | None = None):
     """The first ``n`` generated bipeds, 10 s flat from the default start and seed 1."""
     from gaitsim.generate import random_entry
@@ -139,36 +199,8 @@ def _fmt(x, spec):
     return "n/a" if x is None else format(x, spec)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--walkers", type=subset(WALKERS, "walker"), default=WALKERS,
-                    help=f"a comma-separated subset of {','.join(WALKERS)} (default all)")
-    ap.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
-    ap.add_argument("--feet", choices=FEET, default="derived",
-                    help="derived: the catalog's own feet; set_back: yawing ankles, each "
-                    "sole's middle under its hip (see the module docstring)")  # fmt: skip
-    ap.add_argument("--generated", type=int, default=0, metavar="N",
-                    help="run the first N generated bipeds on flat ground instead")
-    ap.add_argument("--tempo", type=float, default=None, metavar="R",
-                    help="with --generated: each biped's cycle set to R pendulum periods")
-    args = ap.parse_args()
-    if args.workers < 1 or args.generated < 0:
-        ap.error("--workers must be at least 1 and --generated at least 0")
-    if args.tempo is not None and not (args.generated and math.isfinite(args.tempo)
-                                       and args.tempo > 0):  # fmt: skip
-        ap.error("--tempo needs --generated N and a positive number of pendulum periods")
-    walkers = args.walkers
-    if args.generated:
-        todo = generated_cells(args.generated, args.feet, args.tempo)
-    else:
-        todo = cells(walkers, args.feet)
-    t0 = time.perf_counter()
-    with ProcessPoolExecutor(args.workers) as pool:
-        results = list(pool.map(run_cell, todo))
-    wall = time.perf_counter() - t0
-    if args.generated:
-        walkers = []  # no push summary: the generated runs have no pushes
+def print_table(results) -> None:
+    """The default run's table: one row per walker and condition."""
     print("| walker | condition (free body) | verdict | speed ratio | slip mm / stance | "
           "touchdowns / stance | sole pitch deg at touchdown / lift-off |")  # fmt: skip
     print("| --- " * 7 + "|")
@@ -181,6 +213,50 @@ def main():
               f"{_fmt(r['touchdowns_per_stance'], '.2f')} | "
               f"{_fmt(r['sole_pitch_deg_at_touchdown'], '.1f')} / "
               f"{_fmt(r['sole_pitch_deg_at_liftoff'], '+.1f')} |")  # fmt: skip
+
+
+def main():
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--walkers", type=subset(WALKERS, "walker"), default=WALKERS,
+                    help=f"a comma-separated subset of {','.join(WALKERS)} (default all)")
+    ap.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
+    ap.add_argument("--feet", choices=FEET, default="derived",
+                    help="derived: the catalog's own feet; set_back: yawing ankles, each "
+                    "sole's middle under its hip; no_hip_yaw: the legs without their hip "
+                    "yaw joints (see the module docstring)")  # fmt: skip
+    ap.add_argument("--starts", type=int, default=0, metavar="N",
+                    help="run each condition from N start points and count the walks")
+    ap.add_argument("--generated", type=int, default=0, metavar="N",
+                    help="run the first N generated bipeds on flat ground instead")
+    ap.add_argument("--tempo", type=float, default=None, metavar="R",
+                    help="with --generated: each biped's cycle set to R pendulum periods")
+    args = ap.parse_args()
+    if args.workers < 1 or args.generated < 0 or args.starts < 0:
+        ap.error("--workers must be at least 1, --generated and --starts at least 0")
+    if args.generated and args.starts:
+        ap.error("--generated and --starts are two different runs: give one")
+    if args.tempo is not None and not (args.generated and math.isfinite(args.tempo)
+                                       and args.tempo > 0):  # fmt: skip
+        ap.error("--tempo needs --generated N and a positive number of pendulum periods")
+    walkers = args.walkers
+    if args.generated:
+        todo = generated_cells(args.generated, args.feet, args.tempo)
+    elif args.starts:
+        todo = start_cells(walkers, args.feet, args.starts)
+    else:
+        todo = cells(walkers, args.feet)
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(args.workers) as pool:
+        results = list(pool.map(run_cell, todo))
+    wall = time.perf_counter() - t0
+    if args.starts:
+        print_starts(results, args.starts)
+        walkers = []  # the push sweep is the default run's
+    elif args.generated:
+        walkers = []  # no push summary: the generated runs have no pushes
+    if not args.starts:
+        print_table(results)
     print()
     for w in walkers:
         for sign, side in ((1.0, "left"), (-1.0, "right")):

@@ -266,6 +266,25 @@ def test_set_back_moves_every_home_by_half_the_sole_and_lets_the_ankle_yaw():
         _biped_free().set_back(resolve_entry("fox"))
 
 
+def test_biped_free_runs_without_the_hip_yaw_and_from_many_starts():
+    """``--feet no_hip_yaw`` turns every leg's hip yaw off and keeps its other foot keys;
+    ``--starts N`` runs every START_CONDITIONS entry from N starts, rough ground on N
+    grounds."""
+    from gaitsim.feet import soles
+
+    bf = _biped_free()
+    plain = bf.without_hip_yaw(resolve_entry("mechanic"))
+    assert not any(s.hip_yaw for s in soles(plain.gait))
+    assert all(s.hip_yaw for s in soles(resolve_entry("mechanic").gait))
+    yawing = bf.without_hip_yaw(_with_ankle("raptor", "pitch"))
+    assert [s.ankle for s in soles(yawing.gait)] == ["pitch", "pitch"]
+    cells = bf.start_cells(["mechanic"], "derived", 3)
+    assert len(cells) == 3 * len(bf.START_CONDITIONS)
+    rough = [kw for _, name, _, kw, _, _ in cells if name.startswith("rough")]
+    assert [kw.get("ground") for kw in rough] == [0, 1, 2]
+    assert [kw.get("seed") for kw in rough] == [None, 1, 2]
+
+
 @pytest.mark.slow
 def test_a_biped_falls_free_at_a_slow_tempo_and_walks_at_a_brisk_one():
     """The free bipeds' envelope is the gait's tempo (README): generated biped 48 (cycle
