@@ -935,12 +935,15 @@ class GaitController:
         if self.record is not None:
             if self._columns is None:  # the row's lists, in the record's key order
                 self._columns = self.record.columns(RECORD_KEYS)
+            # the per-foot rows kept as tuples: a tuple of numbers (or of tuples of numbers)
+            # is left untracked by the garbage collector, a list is visited by every full
+            # collection for as long as the record lives
             for column, value in zip(self._columns, (
                 self.t, self.s, self.progress, self.s_ref, ref[0], ref[2], new.position,
-                new.quaternion, new.linear_velocity, new.com, new.feet, new.foot_quaternions,
-                new.contacts, list(self.planner.stance), targets, short, new.joint_torques,
-                new.joint_velocities, new.body_contact, new.leg_contact, new.momentum_z,
-                new.foot_forces,
+                new.quaternion, new.linear_velocity, new.com, tuple(new.feet),
+                tuple(new.foot_quaternions), tuple(new.contacts), tuple(self.planner.stance),
+                tuple(targets), tuple(short), new.joint_torques, new.joint_velocities,
+                new.body_contact, new.leg_contact, new.momentum_z, tuple(new.foot_forces),
             ), strict=True):  # fmt: skip
                 column.append(value)
             if self.upper is not None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import operator
-from array import array
 from itertools import chain
 from typing import NamedTuple
 
@@ -511,15 +510,16 @@ class Robot(RobotBase):
                 for link, (mx, my, mz) in moment.items()}  # fmt: skip
 
     @staticmethod
-    def _frames(pos, quat, lin, ang, links) -> array:
+    def _frames(pos, quat, lin, ang, links) -> tuple:
         """``sense()``'s raw momentum reading, kept for ``momentum_series``: the base's pose
         and velocity and, per link, the four of its state's fields the momentum needs
-        (``_MOMENTUM_FIELDS``), 13 floats per body in one flat array of doubles (the same
-        numbers; the rest of the link states is let go, and a flat array holds no objects
-        for the garbage collector to visit while the record grows)."""
-        return array("d", chain(pos, quat, lin, ang,
-                                chain.from_iterable(chain.from_iterable(
-                                    map(_MOMENTUM_FIELDS, links)))))  # fmt: skip
+        (``_MOMENTUM_FIELDS``), 13 floats per body in one flat tuple (the same numbers; the
+        rest of the link states is let go, and a tuple of floats alone is left untracked
+        by the garbage collector, which would otherwise visit every step's per-link tuples
+        again and again while the record grows)."""
+        return tuple(chain(pos, quat, lin, ang,
+                           chain.from_iterable(chain.from_iterable(
+                               map(_MOMENTUM_FIELDS, links)))))  # fmt: skip
 
     def momentum_series(self, readings) -> np.ndarray:
         """The angular momenta (T,) of ``sense()``'s ``momentum_z`` readings (T): each is
