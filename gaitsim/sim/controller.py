@@ -901,17 +901,22 @@ class GaitController:
         body, n = self.config.body, self.substeps
         self.robot.command_torque_list(tau)
         loop = self.upper is not None and self.upper.closed_loop
-        if body == "free" and not loop:
-            self.world.step(n)
+        if body == "free":
+            if not loop:
+                self.world.step(n)
+            else:  # the loops on the measured body before every substep but the first
+                step, hold, dt = self.world.step, self.upper.hold, self.world.dt
+                pose = self.robot.base_pose_floats
+                step(1)
+                for _ in range(n - 1):
+                    hold(*pose(), dt)
+                    step(1)
             self.t += self.dt
             return
         yaw_rate = wrap(heading2 - heading) / self.dt  # the reference's, over the step
         for k in range(1, n + 1):
             if loop and k > 1:
                 self.upper.hold(*self.robot.base_pose_floats(), self.world.dt)
-            if body == "free":
-                self.world.step(1)
-                continue
             s = self.s_ref - ds * (1 - k / n)
             pos, rot, _, _ = self._ref(s)
             if body == "assist":
