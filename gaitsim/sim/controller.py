@@ -770,26 +770,40 @@ class GaitController:
         q, full = sensed.joint_positions, self._full_forces
         r6, r7, r8 = R[6], R[7], R[8]
         share_k, floor = cfg.motor_share, cfg.motor_floor * weight / self.n_legs
+        sqrt, jacobians = math.sqrt, self._jacobians
         tau, forces = [], []
         for i, share in enumerate(shares):
+            k = 3 * i
             if share == 0.0:  # swing: no feedforward, the full motor
                 tau += (0.0, 0.0, 0.0)
-                forces += full[3 * i : 3 * i + 3]
+                forces += full[k : k + 3]
                 continue
             f = share * weight  # pushing down, in the body frame: R^T (0, 0, -f)
             fx, fy, fz = -f * r6, -f * r7, -f * r8
-            j0, j1, j2, j3, j4, j5, j6, j7, j8 = self._jacobians[i](*q[3 * i : 3 * i + 3])
+            j0, j1, j2, j3, j4, j5, j6, j7, j8 = jacobians[i](q[k], q[k + 1], q[k + 2])
             # J^T f, and the motors may push the foot with at most fb newtons in any
             # direction: a share of its load, below friction, so they can neither lift nor
-            # slide a loaded foot (the bound on joint k is fb times |column k|)
+            # slide a loaded foot (the bound on joint k is fb times |column k|), blended
+            # toward the full motor by ``stiff``: min(b + stiff (top - b), top) where b <
+            # top, written as conditionals (min(x, top) is top only when top < x)
             fb = share_k * f + floor
             tau += (j0 * fx + j1 * fy + j2 * fz, j3 * fx + j4 * fy + j5 * fz,
                     j6 * fx + j7 * fy + j8 * fz)  # fmt: skip
-            bounds = (fb * math.sqrt(j0 * j0 + j1 * j1 + j2 * j2),
-                      fb * math.sqrt(j3 * j3 + j4 * j4 + j5 * j5),
-                      fb * math.sqrt(j6 * j6 + j7 * j7 + j8 * j8))  # fmt: skip
-            for top, bound in zip(full[3 * i : 3 * i + 3], bounds, strict=True):
-                forces.append(min(bound + stiff * (top - bound), top) if bound < top else top)
+            top, b = full[k], fb * sqrt(j0 * j0 + j1 * j1 + j2 * j2)
+            if b < top:
+                b += stiff * (top - b)
+                top = top if top < b else b
+            forces.append(top)
+            top, b = full[k + 1], fb * sqrt(j3 * j3 + j4 * j4 + j5 * j5)
+            if b < top:
+                b += stiff * (top - b)
+                top = top if top < b else b
+            forces.append(top)
+            top, b = full[k + 2], fb * sqrt(j6 * j6 + j7 * j7 + j8 * j8)
+            if b < top:
+                b += stiff * (top - b)
+                top = top if top < b else b
+            forces.append(top)
         return tau, forces
 
     # ------------------------------------------------------------------ one control step
