@@ -825,10 +825,11 @@ class GaitController:
         mrot = rot_from_quat(sensed.quaternion)  # the measured attitude, row-major
         q2, v, short = self._solve_legs(sensed, mrot, ref, ref2, targets, ahead, events)
         kp = self._gains()
-        if joint_targets is not None:
-            q2, v, kp = [float(x) for x in np.ravel(joint_targets)], None, None
+        if joint_targets is not None:  # (tolist: Python numbers, cheaper to iterate)
+            q2, v, kp = [float(x) for x in np.ravel(joint_targets).tolist()], None, None
         elif joint_offsets is not None:
-            q2 = [a + float(b) for a, b in zip(q2, np.ravel(joint_offsets), strict=True)]
+            offsets = np.ravel(joint_offsets).tolist()
+            q2 = [a + float(b) for a, b in zip(q2, offsets, strict=True)]
         self.q_command = q2
         self.targets, self.shortfall = targets, short  # this step's, for callers
         tau, forces = self._stance_load(sensed, mrot)
