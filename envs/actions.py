@@ -79,9 +79,12 @@ class ActionMap:
                 f"action for action_mode={self.mode!r} must have shape ({self.size},), "
                 f"got {a.shape}"
             )
-        if not np.all(np.isfinite(a)):
+        if not np.isfinite(a).all():
             raise ValueError(f"action must be finite, got {action!r}")
-        return np.clip(a, -1.0, 1.0).tolist()
+        # np.clip's answer for finite values, without its Python wrapper (never in place:
+        # ``a`` may be the caller's own array)
+        b = np.maximum(a, -1.0)
+        return np.minimum(b, 1.0, out=b).tolist()
 
     def step(self, ctl, a: list[float]) -> None:
         """Run one control step of ``ctl`` driven by the clipped action ``a``."""

@@ -341,8 +341,12 @@ class NeckAngles:
         self.sign = math.copysign(1.0, phi0)
 
     def __call__(self, rise: float, body_pitch: float) -> tuple[float, float]:
-        c = min(max(self.cos0 + rise / self.neck, self.lowest), 1.0)
-        phi = self.sign * float(np.arccos(c))
+        # min(max(c, lowest), 1) as conditionals: the same answers, NaN included (max(a, b)
+        # is b only when b > a; min(a, b) only when b < a)
+        c = self.cos0 + rise / self.neck
+        lowest = self.lowest
+        c = lowest if lowest > c else c
+        phi = self.sign * float(np.arccos(1.0 if 1.0 < c else c))
         return phi - body_pitch, -phi
 
 

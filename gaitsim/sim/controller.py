@@ -792,26 +792,40 @@ class GaitController:
         q, full = sensed.joint_positions, self._full_forces
         r6, r7, r8 = R[6], R[7], R[8]
         share_k, floor = cfg.motor_share, cfg.motor_floor * weight / self.n_legs
+        sqrt, jacobians = math.sqrt, self._jacobians
         tau, forces = [], []
         for i, share in enumerate(shares):
+            k = 3 * i
             if share == 0.0:  # swing: no feedforward, the full motor
                 tau += (0.0, 0.0, 0.0)
-                forces += full[3 * i : 3 * i + 3]
+                forces += full[k : k + 3]
                 continue
             f = share * weight  # pushing down, in the body frame: R^T (0, 0, -f)
             fx, fy, fz = -f * r6, -f * r7, -f * r8
-            j0, j1, j2, j3, j4, j5, j6, j7, j8 = self._jacobians[i](*q[3 * i : 3 * i + 3])
+            j0, j1, j2, j3, j4, j5, j6, j7, j8 = jacobians[i](q[k], q[k + 1], q[k + 2])
             # J^T f, and the motors may push the foot with at most fb newtons in any
             # direction: a share of its load, below friction, so they can neither lift nor
-            # slide a loaded foot (the bound on joint k is fb times |column k|)
+            # slide a loaded foot (the bound on joint k is fb times |column k|), blended
+            # toward the full motor by ``stiff``: min(b + stiff (top - b), top) where b <
+            # top, written as conditionals (min(x, top) is top only when top < x)
             fb = share_k * f + floor
             tau += (j0 * fx + j1 * fy + j2 * fz, j3 * fx + j4 * fy + j5 * fz,
                     j6 * fx + j7 * fy + j8 * fz)  # fmt: skip
-            bounds = (fb * math.sqrt(j0 * j0 + j1 * j1 + j2 * j2),
-                      fb * math.sqrt(j3 * j3 + j4 * j4 + j5 * j5),
-                      fb * math.sqrt(j6 * j6 + j7 * j7 + j8 * j8))  # fmt: skip
-            for top, bound in zip(full[3 * i : 3 * i + 3], bounds, strict=True):
-                forces.append(min(bound + stiff * (top - bound), top) if bound < top else top)
+            top, b = full[k], fb * sqrt(j0 * j0 + j1 * j1 + j2 * j2)
+            if b < top:
+                b += stiff * (top - b)
+                top = top if top < b else b
+            forces.append(top)
+            top, b = full[k + 1], fb * sqrt(j3 * j3 + j4 * j4 + j5 * j5)
+            if b < top:
+                b += stiff * (top - b)
+                top = top if top < b else b
+            forces.append(top)
+            top, b = full[k + 2], fb * sqrt(j6 * j6 + j7 * j7 + j8 * j8)
+            if b < top:
+                b += stiff * (top - b)
+                top = top if top < b else b
+            forces.append(top)
         return tau, forces
 
     # ------------------------------------------------------------------ one control step
@@ -833,10 +847,11 @@ class GaitController:
         mrot = rot_from_quat(sensed.quaternion)  # the measured attitude, row-major
         q2, v, short = self._solve_legs(sensed, mrot, ref, ref2, targets, ahead, events)
         kp = self._gains()
-        if joint_targets is not None:
-            q2, v, kp = [float(x) for x in np.ravel(joint_targets)], None, None
+        if joint_targets is not None:  # (tolist: Python numbers, cheaper to iterate)
+            q2, v, kp = [float(x) for x in np.ravel(joint_targets).tolist()], None, None
         elif joint_offsets is not None:
-            q2 = [a + float(b) for a, b in zip(q2, np.ravel(joint_offsets), strict=True)]
+            offsets = np.ravel(joint_offsets).tolist()
+            q2 = [a + float(b) for a, b in zip(q2, offsets, strict=True)]
         self.q_command = q2
         self.targets, self.shortfall = targets, short  # this step's, for callers
         tau, forces = self._stance_load(sensed, mrot)
@@ -923,17 +938,22 @@ class GaitController:
         body, n = self.config.body, self.substeps
         self.robot.command_torque_list(tau)
         loop = self.upper is not None and self.upper.closed_loop
-        if body == "free" and not loop:
-            self.world.step(n)
+        if body == "free":
+            if not loop:
+                self.world.step(n)
+            else:  # the loops on the measured body before every substep but the first
+                step, hold, dt = self.world.step, self.upper.hold, self.world.dt
+                pose = self.robot.base_pose_floats
+                step(1)
+                for _ in range(n - 1):
+                    hold(*pose(), dt)
+                    step(1)
             self.t += self.dt
             return
         yaw_rate = wrap(heading2 - heading) / self.dt  # the reference's, over the step
         for k in range(1, n + 1):
             if loop and k > 1:
                 self.upper.hold(*self.robot.base_pose_floats(), self.world.dt)
-            if body == "free":
-                self.world.step(1)
-                continue
             s = self.s_ref - ds * (1 - k / n)
             pos, rot, _, _ = self._ref(s)
             if body == "assist":
@@ -957,12 +977,15 @@ class GaitController:
         if self.record is not None:
             if self._columns is None:  # the row's lists, in the record's key order
                 self._columns = self.record.columns(RECORD_KEYS)
+            # the per-foot rows kept as tuples: a tuple of numbers (or of tuples of numbers)
+            # is left untracked by the garbage collector, a list is visited by every full
+            # collection for as long as the record lives
             for column, value in zip(self._columns, (
                 self.t, self.s, self.progress, self.s_ref, ref[0], ref[2], new.position,
-                new.quaternion, new.linear_velocity, new.com, new.feet, new.foot_quaternions,
-                new.contacts, list(self.planner.stance), targets, short, new.joint_torques,
-                new.joint_velocities, new.body_contact, new.leg_contact, new.momentum_z,
-                new.foot_forces,
+                new.quaternion, new.linear_velocity, new.com, tuple(new.feet),
+                tuple(new.foot_quaternions), tuple(new.contacts), tuple(self.planner.stance),
+                tuple(targets), tuple(short), new.joint_torques, new.joint_velocities,
+                new.body_contact, new.leg_contact, new.momentum_z, tuple(new.foot_forces),
             ), strict=True):  # fmt: skip
                 column.append(value)
             if self.upper is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
@@ -61,6 +62,7 @@ LOAD_FLAGS = p.URDF_USE_IMPLICIT_CYLINDER | p.URDF_USE_INERTIA_FROM_FILE
 # what the momentum needs of a getLinkStates entry: centre of mass, inertial frame's
 # orientation, world linear and angular velocity (13 floats)
 _MOMENTUM_FIELDS = operator.itemgetter(0, 1, 6, 7)
+_FRAME_SIZE = 13  # floats per body in a momentum reading (``Robot._frames``)
 
 
 class Sensed(NamedTuple):
@@ -511,9 +513,13 @@ class Robot(RobotBase):
     def _frames(pos, quat, lin, ang, links) -> tuple:
         """``sense()``'s raw momentum reading, kept for ``momentum_series``: the base's pose
         and velocity and, per link, the four of its state's fields the momentum needs
-        (``_MOMENTUM_FIELDS``; the rest of the link states is let go rather than kept a
-        whole run for the garbage collector to visit)."""
-        return pos, quat, lin, ang, tuple(map(_MOMENTUM_FIELDS, links))
+        (``_MOMENTUM_FIELDS``), 13 floats per body in one flat tuple (the same numbers; the
+        rest of the link states is let go, and a tuple of floats alone is left untracked
+        by the garbage collector, which would otherwise visit every step's per-link tuples
+        again and again while the record grows)."""
+        return tuple(chain(pos, quat, lin, ang,
+                           chain.from_iterable(chain.from_iterable(
+                               map(_MOMENTUM_FIELDS, links)))))  # fmt: skip
 
     def momentum_series(self, readings) -> np.ndarray:
         """The angular momenta (T,) of ``sense()``'s ``momentum_z`` readings (T): each is
@@ -523,10 +529,8 @@ class Robot(RobotBase):
         out = np.full(len(readings), math.nan)
         rows = [k for k, r in enumerate(readings) if not isinstance(r, float)]
         if rows:
-            frames = [
-                [(*pos, *quat, *lin, *ang)] + [(*c, *o, *v, *w) for c, o, v, w in links]
-                for pos, quat, lin, ang, links in (readings[k] for k in rows)
-            ]
+            frames = np.array([readings[k] for k in rows], dtype=float)
+            frames = frames.reshape(len(rows), -1, _FRAME_SIZE)
             out[rows] = momentum_about_com(self._mass_list, self._inertia_list, frames)
         return out
 

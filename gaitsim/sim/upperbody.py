@@ -34,6 +34,7 @@ class UpperBodyDriver:
         self._mean_z = self._hips_mean = None
         self._held = None
         self._last = None
+        self._rate_dt = self._rate = None  # the head's low-pass per substep (``_hold_head``)
         self._twisting = self.ug.torso is not None and walker.twist  # twist off: waist at 0
         # a head alone (no torso, no arms): the rules hold it neutral at every distance, so
         # ``rule`` works them out once (about 35 us of numpy on scalars per control step)
@@ -131,28 +132,38 @@ class UpperBodyDriver:
             self._hips_mean += min(dt / self._tau, 1.0) * wrap(yaw - self._hips_mean)
             hips = wrap(yaw - self._hips_mean)
             waist = q[0] = min(max(self._chest - hips, self._wlo), self._whi)
-        if self._stabilised:
-            x, y, z, w = quaternion  # the body's rotation's bottom row (z of each axis)
-            r = (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
-            self._hold_head(q, r, position, waist, dt)
+        if self._stabilised:  # the body's rotation's bottom row (z of each axis)
+            x, y, z, w = quaternion
+            self._hold_head(q, 2 * (x * z - w * y), 2 * (y * z + w * x),
+                            1 - 2 * (x * x + y * y), position[2], waist, dt)  # fmt: skip
         self.robot.command_upper(q, self._v)
 
-    def _hold_head(self, q, r, position, waist: float, dt: float) -> None:
-        """The neck's and head's pitch for the body at ``position`` whose rotation's bottom
-        row is ``r`` (the world z of the body's x, y and z axes)."""
+    def _hold_head(self, q, r0: float, r1: float, r2: float, height: float, waist: float,
+                   dt: float) -> None:  # fmt: skip
+        """The neck's and head's pitch for the body whose origin is ``height`` up and whose
+        rotation's bottom row is (``r0``, ``r1``, ``r2``) (the world z of the body's x, y
+        and z axes)."""
         k = self._k_neck
-        mount = self._mount
+        m0, m1, m2 = self._mount
         if self._torso:  # the mount turns with the chest about the waist
             o = self._waist_at
             c, sn = math.cos(waist), math.sin(waist)
-            dx, dy = mount[0] - o[0], mount[1] - o[1]
-            mount = (o[0] + c * dx - sn * dy, o[1] + sn * dx + c * dy, mount[2])
-        z = position[2] + r[0] * mount[0] + r[1] * mount[1] + r[2] * mount[2]
-        if self._mean_z is None:
-            self._mean_z = z
-        self._mean_z += min(dt / self._tau, 1.0) * (z - self._mean_z)
-        pitch = math.asin(max(-1.0, min(1.0, -r[0])))  # the body's, + nose down
-        neck_p, head_p = self._neck_angles(-self._gaze_gain * (z - self._mean_z), pitch)
+            dx, dy = m0 - o[0], m1 - o[1]
+            m0, m1 = o[0] + c * dx - sn * dy, o[1] + sn * dx + c * dy
+        z = height + r0 * m0 + r1 * m1 + r2 * m2
+        mean = self._mean_z
+        if mean is None:
+            mean = z
+        if dt != self._rate_dt:  # the low-pass's share per substep, worked out once per dt
+            self._rate_dt, self._rate = dt, min(dt / self._tau, 1.0)
+        mean += self._rate * (z - mean)
+        self._mean_z = mean
+        # the body's pitch, + nose down: asin of -r0 clipped as max(-1, min(1, -r0))
+        # (conditionals: the same answers, NaN included)
+        a = -r0
+        a = a if a < 1.0 else 1.0
+        pitch = math.asin(a if a > -1.0 else -1.0)
+        neck_p, head_p = self._neck_angles(-self._gaze_gain * (z - mean), pitch)
         (lo0, lo1, lo2), (hi0, hi1, hi2) = self._lo, self._hi  # the joints' limits
         # clipped as min(max(x, lo), hi) (np.clip's numbers), as conditionals: the same
         # answers, NaN included (max(a, b) is b only when b > a; min(a, b) only when b < a)
@@ -160,10 +171,12 @@ class UpperBodyDriver:
         a = lo0 if lo0 > a else a
         q[k] = hi0 if hi0 < a else a
         a = lo1 if lo1 > neck_p else neck_p
-        q[k + 1] = hi1 if hi1 < a else a
+        q[k + 1] = neck = hi1 if hi1 < a else a
         a = lo2 if lo2 > head_p else head_p
-        q[k + 2] = hi2 if hi2 < a else a
-        if self._held is not None:  # the pitch loop's own velocity feedforward
-            self._v[k + 1] = (q[k + 1] - self._held[0]) / dt
-            self._v[k + 2] = (q[k + 2] - self._held[1]) / dt
-        self._held = (q[k + 1], q[k + 2])
+        q[k + 2] = head = hi2 if hi2 < a else a
+        held = self._held
+        if held is not None:  # the pitch loop's own velocity feedforward
+            v = self._v
+            v[k + 1] = (neck - held[0]) / dt
+            v[k + 2] = (head - held[1]) / dt
+        self._held = (neck, head)
