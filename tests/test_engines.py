@@ -301,6 +301,21 @@ def test_the_mujoco_env_passes_the_checkers():
         env.close()
 
 
+@pytest.mark.parametrize("body", ["assist", "free"])
+def test_a_biped_on_mujoco_passes_the_checkers(body):
+    """A biped's soles read the contact forces at every step (the ankles' limits): a reset
+    that kept the last episode's motor targets and feedforward let mj_forward work them
+    out differently, and Gymnasium's step-determinism check failed for the mechanic."""
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    import gaitsim  # noqa: F401  (registers the ids)
+
+    env = gym.make("gaitsim/Walk-v0", walker="mechanic", engine="mujoco", body=body)
+    check_env(env.unwrapped, skip_render_check=True)
+    env.close()
+
+
 def _rollout(env, seed: int, steps: int) -> np.ndarray:
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)

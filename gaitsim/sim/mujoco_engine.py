@@ -748,6 +748,12 @@ class MujocoRobot(RobotBase):
             d.qvel[:6] = 0.0
         d.qacc_warmstart[:] = 0.0
         d.xfrc_applied[:] = 0.0
+        # the joints' held feedforward and the motors' last velocity targets too: mj_forward
+        # (``_refresh``) works the contact forces out with them, and a sole's ankle limits
+        # read those forces on the next step (the free mechanic's seeded episodes differed)
+        d.qfrc_applied[:] = 0.0
+        d.ctrl[:] = 0.0
+        self._ff = np.zeros_like(self._ff)
         self._refresh()
 
     def set_base_velocity(self, linear, angular=(0.0, 0.0, 0.0)) -> None:
