@@ -20,7 +20,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -148,8 +147,34 @@ def rep103_to_gaitkit(v: Any) -> tuple[float, float, float]:
     return (y, z, x)
 
 
+class FrozenMap(Mapping[str, Any]):
+    """A read-only mapping (the catalog's free-form extras) that, unlike
+    ``types.MappingProxyType``, pickles and deep-copies: an Entry can then cross to a
+    worker process (vector envs, process pools, Ray) or through Gymnasium's env checker."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any] | None = None):
+        self._data = dict(data or {})
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._data!r})"
+
+    def __reduce__(self):
+        return (FrozenMap, (self._data,))
+
+
 def _freeze(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping or {}))
+    return FrozenMap(mapping)
 
 
 @dataclass(frozen=True)
@@ -168,7 +193,7 @@ class Leg:
     lower: float
     home: tuple[float, float, float]
     hip: tuple[float, float, float] | None = None
-    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    extra: Mapping[str, Any] = field(default_factory=FrozenMap, hash=False)
     foot: tuple[tuple[str, Any], ...] | str | None = None  # the ``foot`` key as given:
     # None when absent, "sphere", or the sole's (key, value) pairs in the file's order
 
@@ -213,7 +238,7 @@ class Gait:
     mass: float | None = None
     body: tuple[float, float, float] | None = None
     upper_body: UpperBodySpec | None = None
-    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    extra: Mapping[str, Any] = field(default_factory=FrozenMap, hash=False)
 
     @property
     def cycle(self) -> float:
@@ -236,7 +261,7 @@ class Entry:
     name: str
     gait: Gait
     walk_test: Mapping[str, Any] | None = None
-    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    extra: Mapping[str, Any] = field(default_factory=FrozenMap, hash=False)
 
 
 class Catalog(Mapping[str, Entry]):

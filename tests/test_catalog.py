@@ -1249,3 +1249,36 @@ def test_a_300_character_walker_name_is_a_clean_cli_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{path}: catalog: walker name" in err and "300 characters" in err, err
     assert not out.exists()
+
+
+def test_entries_pickle_and_deep_copy():
+    """Every built-in entry (and a user's, with extra keys) survives pickling and deep
+    copying unchanged, extras read-only still: what a vector env's worker process, a process
+    pool or Gymnasium's env checker does with a walker passed as an Entry."""
+    import copy
+    import pickle
+
+    cat = gaitsim.load_catalog()
+    for name, entry in cat.items():
+        assert pickle.loads(pickle.dumps(entry)) == entry, name
+        assert copy.deepcopy(entry) == entry, name
+    d = gaitsim.catalog.catalog_to_dict(cat)
+    d["fox"]["notes"] = "a user's own key"
+    d["fox"]["gait"]["segments"][0]["colour"] = "red"
+    fox = parse_catalog(d)["fox"]
+    again = pickle.loads(pickle.dumps(fox))
+    assert again == fox and again.extra["notes"] == "a user's own key"
+    assert again.gait.legs[0].extra["colour"] == "red"
+    with pytest.raises(TypeError):
+        again.extra["notes"] = "changed"  # still read-only
+
+
+def test_an_env_made_from_an_entry_passes_the_checker():
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    import gaitsim.sim  # registers the ids
+
+    env = gym.make("gaitsim/Walk-v0", walker=gaitsim.load_catalog()["horn_beetle"])
+    check_env(env.unwrapped, skip_render_check=True)
+    env.close()
