@@ -28,7 +28,9 @@ from .feet import (
     ground_frame,
     hip_yaws,
     into_hip,
+    rot_x,
     rot_y,
+    rot_z,
     sole_pitch,
     soles,
 )
@@ -375,9 +377,9 @@ class Walker:
             w = np.where(stance, np.sin(np.pi * u_stance), 0.0)
             roll = -self.roll * np.sum(self._side * w, axis=-1)  # lean over the stance foot
         if twist is not None:
-            R = R @ _rot_z(twist)
+            R = R @ rot_z(twist)
         if self.lean in SEED_LEANS or self.roll:
-            R = R @ _rot_y(pitch) @ _rot_x(roll)
+            R = R @ rot_y(pitch) @ rot_x(roll)
         return R
 
     def _sway_offset(self, d, heading):
@@ -579,26 +581,3 @@ def _leg_mean(a):
         total = total + a[..., j]
     return total / a.shape[-1]
 
-
-def _rot_x(a):
-    c, s = np.cos(a), np.sin(a)
-    o, z = np.ones_like(a), np.zeros_like(a)
-    return np.stack(
-        [np.stack([o, z, z], -1), np.stack([z, c, -s], -1), np.stack([z, s, c], -1)], -2
-    )
-
-
-def _rot_z(a):
-    c, s = np.cos(a), np.sin(a)
-    o, z = np.ones_like(a), np.zeros_like(a)
-    return np.stack(
-        [np.stack([c, -s, z], -1), np.stack([s, c, z], -1), np.stack([z, z, o], -1)], -2
-    )
-
-
-def _rot_y(a):
-    c, s = np.cos(a), np.sin(a)
-    o, z = np.ones_like(a), np.zeros_like(a)
-    return np.stack(
-        [np.stack([c, z, s], -1), np.stack([z, o, z], -1), np.stack([-s, z, c], -1)], -2
-    )

@@ -811,21 +811,13 @@ class GaitController:
             fb = share_k * f + floor
             tau += (j0 * fx + j1 * fy + j2 * fz, j3 * fx + j4 * fy + j5 * fz,
                     j6 * fx + j7 * fy + j8 * fz)  # fmt: skip
-            top, b = full[k], fb * sqrt(j0 * j0 + j1 * j1 + j2 * j2)
-            if b < top:
-                b += stiff * (top - b)
-                top = top if top < b else b
-            forces.append(top)
-            top, b = full[k + 1], fb * sqrt(j3 * j3 + j4 * j4 + j5 * j5)
-            if b < top:
-                b += stiff * (top - b)
-                top = top if top < b else b
-            forces.append(top)
-            top, b = full[k + 2], fb * sqrt(j6 * j6 + j7 * j7 + j8 * j8)
-            if b < top:
-                b += stiff * (top - b)
-                top = top if top < b else b
-            forces.append(top)
+            for top, b in ((full[k], fb * sqrt(j0 * j0 + j1 * j1 + j2 * j2)),
+                           (full[k + 1], fb * sqrt(j3 * j3 + j4 * j4 + j5 * j5)),
+                           (full[k + 2], fb * sqrt(j6 * j6 + j7 * j7 + j8 * j8))):  # fmt: skip
+                if b < top:
+                    b += stiff * (top - b)
+                    top = top if top < b else b
+                forces.append(top)
         return tau, forces
 
     # ------------------------------------------------------------------ one control step

@@ -34,7 +34,6 @@ class UpperBodyDriver:
         self._mean_z = self._hips_mean = None
         self._held = None
         self._last = None
-        self._rate_dt = self._rate = None  # the head's low-pass per substep (``_hold_head``)
         self._twisting = self.ug.torso is not None and walker.twist  # twist off: waist at 0
         # a head alone (no torso, no arms): the rules hold it neutral at every distance, so
         # ``rule`` works them out once (about 35 us of numpy on scalars per control step)
@@ -154,9 +153,7 @@ class UpperBodyDriver:
         mean = self._mean_z
         if mean is None:
             mean = z
-        if dt != self._rate_dt:  # the low-pass's share per substep, worked out once per dt
-            self._rate_dt, self._rate = dt, min(dt / self._tau, 1.0)
-        mean += self._rate * (z - mean)
+        mean += min(dt / self._tau, 1.0) * (z - mean)
         self._mean_z = mean
         # the body's pitch, + nose down: asin of -r0 clipped as max(-1, min(1, -r0))
         # (conditionals: the same answers, NaN included)
