@@ -26,7 +26,9 @@ from the ground's normal and, for two legs, from upright),
 on a seeded rough terrain of amplitude ROUGH_AMPLITUDE_FRACTION * hip height, and along
 arcs of LIMIT_ARC_RADIUS turning left and right; per joint the min and max widened by
 LIMIT_MARGIN rad, rounded outward to LIMIT_ROUND rad (so the committed files do not depend
-on the last bits of floating point) and clipped to [-pi, pi].
+on the last bits of floating point) and clipped to [-pi, pi]. A sole's ankle pitch and
+roll get the same rule's widened extremes either way where those exceed ANKLE_PITCH_LIMIT
+and ANKLE_ROLL_LIMIT, at most ANKLE_LIMIT_CAP (``ankle_tops``).
 
 Effort limit of every joint of leg i: ``EFFORT_SAFETY * m_total * g / n_stance_min * reach_i``
 (rounded up to 3 significant digits): the leg can hold its share of the whole weight with
@@ -86,6 +88,8 @@ ROUGH_SEED = 0
 ROUGH_CELL = 0.02  # m: grid spacing of the limit rule's rough ground (Rough's default)...
 ROUGH_MAX_CELLS = 500  # ...coarsened for giant walkers so a side never has more cells
 LIMIT_MARGIN = 0.35  # rad added on both sides of the sampled range
+ANKLE_LIMIT_CAP = 3.0  # rad: a derived ankle pitch or roll limit is at most this
+DERIVED_FEET_JOINTS = ("ankle_pitch", "ankle_roll")  # widened past their floor when needed
 LIMIT_ROUND = 1e-3  # rad; limits are rounded outward to this step
 
 EFFORT_SAFETY = 3.0
@@ -232,11 +236,16 @@ def _limits(gait: Gait) -> tuple[np.ndarray, np.ndarray, float]:
     lo = np.full((gait.n_legs, 3), np.inf)
     hi = np.full((gait.n_legs, 3), -np.inf)
     rate = 0.0
+    feet = np.zeros(0)
     for w, for_rate in _limit_walkers(entry):
         d = np.arange(LIMIT_SAMPLES) / LIMIT_SAMPLES * w.cycle
-        q = w.pose_at(d).joints
+        pose = w.pose_at(d)
+        q = pose.joints
         lo = np.minimum(lo, q.min(axis=0))
         hi = np.maximum(hi, q.max(axis=0))
+        if pose.ankle_joints is not None and pose.ankle_joints.shape[-1]:
+            reach = np.abs(pose.ankle_joints).max(axis=0)
+            feet = reach if not feet.size else np.maximum(feet, reach)
         if for_rate:
             step = w.cycle / LIMIT_SAMPLES
             dq = np.diff(np.concatenate([q, q[:1]]), axis=0)  # the cycle closes on itself
@@ -247,14 +256,16 @@ def _limits(gait: Gait) -> tuple[np.ndarray, np.ndarray, float]:
     hi = np.clip(hi, -math.pi, math.pi)
     lo.setflags(write=False)
     hi.setflags(write=False)
+    feet = np.minimum(np.ceil((feet + LIMIT_MARGIN) / LIMIT_ROUND) * LIMIT_ROUND, ANKLE_LIMIT_CAP)
+    feet.setflags(write=False)
     velocity = float(math.ceil(max(VELOCITY_FLOOR, VELOCITY_SAFETY * rate)))
-    return lo, hi, velocity
+    return lo, hi, velocity, feet
 
 
 def joint_limits(gait: Gait | Entry) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper joint limits, each ``(legs, 3)`` radians (read-only, cached)."""
     gait = gait.gait if isinstance(gait, Entry) else gait
-    lo, hi, _ = _limits(gait)
+    lo, hi, _, _ = _limits(gait)
     return lo, hi
 
 
@@ -434,8 +445,8 @@ def build(entry: Entry) -> str:
         out += _leg(geo, i, leg, limits, None if feet is None else feet[i])
     if feet is not None:
         ankle = ankle_effort(gait)
-        for i, leg in enumerate(gait.legs):
-            out += _sole(geo, i, leg.name, feet[i], ankle, vel)
+        for i, (leg, tops) in enumerate(zip(gait.legs, ankle_tops(gait), strict=True)):
+            out += _sole(geo, i, leg.name, feet[i], tops, ankle, vel)
     if ug is not None:
         ulo, uhi, ueff = upper_limits(gait)
         out += _upper(ug, [(a, b, e, vel) for a, b, e in zip(ulo, uhi, ueff, strict=True)])
@@ -532,22 +543,44 @@ def ankle_effort(gait: Gait | Entry) -> float:
     return _ceil_sig(EFFORT_SAFETY * geometry(gait).total_mass * GRAVITY * arm)
 
 
+def ankle_tops(gait: Gait | Entry) -> list[dict[str, float]]:
+    """Each leg's feet joints' limits (rad, either way), by joint kind (``Sole.joints``; an
+    empty list without soles): a hip yaw HIP_YAW_LIMIT and an ankle yaw ANKLE_YAW_LIMIT; an
+    ankle's pitch and roll ANKLE_PITCH_LIMIT and ANKLE_ROLL_LIMIT, or wider where the
+    joint-limit rule's poses (the module docstring; its margin, rounding and
+    ANKLE_LIMIT_CAP) need more: a folded leg (a long thigh over a short shin, low hips)
+    holds its sole flat only with its shin tipped far over (generated bipeds needed up to
+    2.2 rad of ankle pitch; at 1.4 the sole stood on its toe and the walker tipped back)."""
+    gait = gait.gait if isinstance(gait, Entry) else gait
+    feet = soles(gait)
+    if feet is None:
+        return []
+    need = iter(_limits(gait)[3].tolist())
+    floor = {"ankle_yaw": ANKLE_YAW_LIMIT, "ankle_roll": ANKLE_ROLL_LIMIT,
+             "ankle_pitch": ANKLE_PITCH_LIMIT, HIP_YAW_JOINT: HIP_YAW_LIMIT}  # fmt: skip
+    out = []
+    for sole in feet:
+        tops = {}
+        for j in sole.joints:
+            n = next(need)
+            tops[j] = max(floor[j], n) if j in DERIVED_FEET_JOINTS else floor[j]
+        out.append(tops)
+    return out
+
+
 def ankle_limits(gait: Gait | Entry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Lower and upper limits (rad) and efforts (N m) of the feet's joints, in
-    ``feet.ankle_joint_names`` order (empty without soles): ANKLE_YAW_LIMIT,
-    ANKLE_PITCH_LIMIT and ANKLE_ROLL_LIMIT either way, ``ankle_effort`` each; a hip yaw
-    HIP_YAW_LIMIT and its leg's hip effort (``effort_limits``)."""
+    ``feet.ankle_joint_names`` order (empty without soles): ``ankle_tops`` either way,
+    ``ankle_effort`` each; a hip yaw its leg's hip effort (``effort_limits``)."""
     gait = gait.gait if isinstance(gait, Entry) else gait
     feet = soles(gait)
     if feet is None:
         return np.zeros(0), np.zeros(0), np.zeros(0)
-    by = {"ankle_yaw": ANKLE_YAW_LIMIT, "ankle_roll": ANKLE_ROLL_LIMIT,
-          "ankle_pitch": ANKLE_PITCH_LIMIT, HIP_YAW_JOINT: HIP_YAW_LIMIT}  # fmt: skip
     hips, ankle = effort_limits(gait), ankle_effort(gait)
     top, effort = [], []
-    for i, sole in enumerate(feet):
+    for i, (sole, tops) in enumerate(zip(feet, ankle_tops(gait), strict=True)):
         for j in sole.joints:
-            top.append(by[j])
+            top.append(tops[j])
             effort.append(hips[i] if j == HIP_YAW_JOINT else ankle)
     top = np.array(top)
     return -top, top, np.array(effort, dtype=float)
@@ -569,7 +602,7 @@ def ankle_link_names(gait: Gait) -> list[str]:
     return out
 
 
-def _sole(geo, i: int, n: str, sole: Sole, effort: float, vel: float) -> list[str]:
+def _sole(geo, i: int, n: str, sole: Sole, top: dict, effort: float, vel: float) -> list[str]:
     """Leg ``n``'s ankle joints at the shin's end (yaw about the shin, pitch about y, roll
     about x: ``sole.joints``, tiny links between them) and its foot: a box sole whose
     bottom lies ``sole.height`` below the ankle, reaching ``heel`` behind it and ``toe``
@@ -582,8 +615,6 @@ def _sole(geo, i: int, n: str, sole: Sole, effort: float, vel: float) -> list[st
     centre = ((sole.toe - sole.heel) / 2, 0.0, -sole.height + t / 2)
     inertia = (m * (box[1] ** 2 + t * t) / 12, m * (box[0] ** 2 + t * t) / 12,
                m * (box[0] ** 2 + box[1] ** 2) / 12)  # fmt: skip
-    top = {"ankle_yaw": ANKLE_YAW_LIMIT, "ankle_pitch": ANKLE_PITCH_LIMIT,
-           "ankle_roll": ANKLE_ROLL_LIMIT}  # fmt: skip
     parent = f"{n}_shin"
     for k, joint in enumerate(sole.ankle_joints):
         last = k == len(sole.ankle_joints) - 1

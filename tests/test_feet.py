@@ -710,3 +710,43 @@ def test_the_controller_s_scalar_hip_frame_is_into_hip():
             want = into_hip(p[None], mount[i : i + 1], turn[i : i + 1])[0]
             got = GaitController._into_hip(probe, i, p[0], p[1], yaw)
             assert got == pytest.approx(tuple(want[:2]), abs=1e-12)
+
+
+def _generated_bipeds(n: int) -> list:
+    from gaitsim.generate import random_entry
+
+    out, seed = [], 0
+    while len(out) < n:
+        entry = random_entry(seed)
+        if entry.gait.n_legs == 2:
+            out.append(entry)
+        seed += 1
+    return out
+
+
+def test_ankle_limits_cover_the_walk_of_folded_legs():
+    """A folded leg (generated biped 35: thigh 0.19 m over a 0.05 m shin, hips 0.20 m up)
+    holds its sole flat only with its ankle pitched about 1.9 rad: the URDF's ankle limits
+    cover every ankle angle of the Walker's own walk, on flat ground and slopes, for the
+    first generated bipeds (a fixed 1.4 rad left such soles standing on their toes)."""
+    import xml.etree.ElementTree as ET
+
+    from gaitsim.feet import ANKLE_PITCH_LIMIT, ankle_joint_names
+    from gaitsim.urdf import ankle_limits
+
+    widened = 0
+    for entry in _generated_bipeds(12):
+        names = ankle_joint_names(entry.gait)
+        lo, hi, _ = ankle_limits(entry)
+        root = ET.fromstring(build(entry))
+        limit = {j.get("name"): float(j.find("limit").get("upper")) for j in root.iter("joint")
+                 if j.find("limit") is not None}  # fmt: skip
+        assert [limit[n] for n in names] == pytest.approx(hi.tolist())
+        assert np.all(lo == -hi) and np.all(hi >= ANKLE_PITCH_LIMIT - 0.8)
+        for terrain in (None, Slope.from_degrees(10.0), Slope.from_degrees(-10.0)):
+            w = Walker(entry) if terrain is None else Walker(entry, terrain)
+            q = w.pose_at(np.linspace(0.0, 2.0 * w.cycle, 241)).ankle_joints
+            assert np.all(q <= hi) and np.all(q >= lo), (entry.name, np.abs(q).max(axis=0), hi)
+        pitch = [k for k, n in enumerate(names) if n.endswith("ankle_pitch")]
+        widened += bool(np.any(hi[pitch] > ANKLE_PITCH_LIMIT))
+    assert widened >= 2  # (35 and 42 among these need more than the floor)
