@@ -33,7 +33,7 @@ from functools import lru_cache
 import numpy as np
 
 from .geometry import GRAVITY
-from .polygon import convex_hull
+from .polygon import convex_hull, nearest_in_hull
 
 SWAY_SAMPLES = 240  # table samples per gait cycle
 ZMP_INSET = 0.3  # share of the way from the nearest admissible point to the hull's centroid
@@ -44,28 +44,6 @@ ZMP_MARGIN_G = 0.25  # but no deeper than this many g of unplanned horizontal ac
 
 
 COLLINEAR_TOL = 1e-15  # a foot that turns the hull by less is on its neighbours' line
-
-
-def _nearest_on_segment(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    d = b - a
-    n2 = float(d @ d)
-    t = 0.0 if n2 == 0.0 else min(max(float((p - a) @ d) / n2, 0.0), 1.0)
-    return a + t * d
-
-
-def nearest_in_hull(p, hull: np.ndarray) -> np.ndarray:
-    """The point of the convex polygon (or segment, or point) ``hull`` nearest ``p``."""
-    p = np.asarray(p, dtype=float)
-    if len(hull) == 1:
-        return hull[0].copy()
-    if len(hull) == 2:
-        return _nearest_on_segment(p, hull[0], hull[1])
-    edges = np.roll(hull, -1, axis=0) - hull
-    rel = p - hull
-    if np.all(edges[:, 0] * rel[:, 1] - edges[:, 1] * rel[:, 0] >= 0.0):
-        return p.copy()  # inside (counter-clockwise: left of every edge)
-    cands = [_nearest_on_segment(p, hull[k], hull[(k + 1) % len(hull)]) for k in range(len(hull))]
-    return min(cands, key=lambda q: float((q - p) @ (q - p)))
 
 
 def nearest_with_margin(p, hull: np.ndarray, share: float, cap: float = np.inf) -> np.ndarray:
@@ -110,18 +88,6 @@ def nearest_with_margin(p, hull: np.ndarray, share: float, cap: float = np.inf) 
             if d < best_d and inside(q):
                 best, best_d = q, d
     return np.array(best, dtype=float)
-
-
-def home_support_gap(homes_xy) -> float:
-    """How far (m) the body centre (the origin) lies outside the convex hull of the feet's
-    body-frame home points ``homes_xy`` (L, 2): 0 inside it, or where the homes are fewer
-    than three or on one line (a biped's, a trot's pair: no polygon to be outside of). A
-    walker whose feet all stand ahead of (or beside) its centre has to sway its body that
-    far over them on every step."""
-    hull = convex_hull(np.asarray(homes_xy, dtype=float), COLLINEAR_TOL)
-    if len(hull) < 3:
-        return 0.0
-    return float(np.hypot(*nearest_in_hull(np.zeros(2), hull)))
 
 
 def _sole_points(xy: np.ndarray, soles) -> np.ndarray:

@@ -187,7 +187,7 @@ def cmd_validate(args) -> int:
         )
     if not args.quiet:
         for e in cat.values():
-            note = _home_gap_note(e)
+            note = _origin_note(e)
             if note:
                 print(f"note: {e.name}: {note}", file=sys.stderr)
     if args.write:
@@ -421,7 +421,8 @@ def cmd_walk(args) -> int:
                 f"\n{entry.name} did not walk: {summary.verdict} ({summary.verdict_reason})"
                 "; exit code 1"
             )
-    notes = (_line_balance_note(summary), _home_support_note(entry, summary),
+    origin = _origin_note(entry)
+    notes = (_line_balance_note(summary), origin and f"note: {origin}",
              _biped_tempo_note(entry, summary))  # fmt: skip
     for note in notes:
         if note and not args.quiet:
@@ -449,29 +450,22 @@ def _biped_tempo_note(entry, summary) -> str | None:
     )
 
 
-def _home_support_note(entry, summary) -> str | None:
-    """Why a walker whose body centre lies outside the polygon of its feet's homes did not
-    walk, and what to change (None for every other run)."""
-    if summary.walked:
-        return None
-    note = _home_gap_note(entry)
-    return None if note is None else f"note: {note}"
-
-
-def _home_gap_note(entry) -> str | None:
-    """What a body centre outside the polygon of its feet's homes costs in physics, and the
-    fix (None when the centre is inside, or the homes make no polygon)."""
-    from .balance import home_support_gap
+def _origin_note(entry) -> str | None:
+    """A note for a walker whose legs all stand to one side of the catalog's origin: the
+    body is centred over their homes instead (``geometry.body_origin``), by how much, and
+    how to place it yourself (None for every other walker)."""
     from .geometry import geometry
 
-    gap = home_support_gap(geometry(entry.gait).homes[:, :2])
-    if gap <= 0.0:
+    ox, oy = geometry(entry.gait).origin
+    if ox == 0.0 and oy == 0.0:
         return None
+    moves = [f"{abs(v) * 1000:.0f} mm {(pos if v > 0 else neg)}"
+             for v, pos, neg in ((ox, "forward", "back"), (oy, "left", "right")) if v != 0.0]
     return (
-        f"the body's centre lies {gap * 1000:.0f} mm outside the polygon of its feet's home "
-        "points, so in physics the balancing sway carries the body at least that far over "
-        "the feet on every step and the legs work near the end of their reach; put the "
-        "homes (Gaitkit z forward, x left) around the body's centre"
+        "every leg's home lies to one side of the catalog's origin, and a body centred there "
+        "could not stand on them, so the body is centred over the homes: its origin moves "
+        f"{' and '.join(moves)}, and positions and paths follow that point; to place the "
+        "body yourself, put the homes (Gaitkit z forward, x left) around the origin"
     )
 
 

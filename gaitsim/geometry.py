@@ -5,7 +5,10 @@ rule below, so the Walker, the URDF and the physics all agree on one body.
 
 Frames: the catalog frame C has its origin on the foot plane below the body centre (a home
 with z = 0 rests on the ground); the body frame B (the URDF base link) is C raised by the
-hip height, so hip mounts sit at z = 0 in B.
+hip height, so hip mounts sit at z = 0 in B. One exception (``body_origin``): when C's
+origin lies outside the polygon of the homes (every leg on one side of it, say all in
+front), no body centred there can stand on those feet, so B is centred over them instead:
+its origin is the homes' centroid, and mounts and homes are shifted by it.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ class Geometry:
     body_mass: float  # mass of the body box alone (kg)
     leg_masses: np.ndarray  # (L, 2) thigh and shin masses (kg)
     foot_mass: float
+    origin: tuple[float, float] = (0.0, 0.0)  # B's origin in C (x, y): ``body_origin``
 
     @property
     def standing_height(self) -> float:
@@ -225,6 +229,25 @@ def _worst_leg(gait: Gait) -> int:
     return int(np.argmin(room))
 
 
+ORIGIN_TOL = 1e-9  # m: C's origin farther than this outside the homes' polygon moves B
+
+
+def body_origin(gait: Gait) -> tuple[float, float]:
+    """Where (x, y in C) the body frame's origin sits: C's own origin, unless that lies
+    outside the convex polygon of the legs' homes (a segment for two legs, a point for
+    one), where a body centred on it would hang beyond its feet and tip off them (the
+    awkward catalog's forward_hex, all six legs ahead of it, crawled at half its speed);
+    then the homes' centroid, so the body box, and with it the centre of mass, lies over
+    the feet."""
+    from .polygon import convex_hull, nearest_in_hull
+
+    homes = np.array([leg.home[:2] for leg in gait.legs], dtype=float)
+    if float(np.hypot(*nearest_in_hull(np.zeros(2), convex_hull(homes)))) <= ORIGIN_TOL:
+        return 0.0, 0.0
+    cx, cy = homes.mean(axis=0)
+    return float(cx), float(cy)
+
+
 @lru_cache(maxsize=256)
 def geometry(gait: Gait) -> Geometry:
     """Resolve a gait's body geometry (cached: gaits are frozen)."""
@@ -242,7 +265,8 @@ def geometry(gait: Gait) -> Geometry:
         else:
             mx, my = _default_mount_xy(leg)
             mounts_c.append((mx, my, H))
-    lift = np.array([0.0, 0.0, H])
+    ox, oy = body_origin(gait)
+    lift = np.array([ox, oy, H])
     mounts = np.array(mounts_c, dtype=float) - lift
     homes = np.array([leg.home for leg in gait.legs], dtype=float) - lift
     kind = np.array([KNEES.index(leg.knee) for leg in gait.legs])
@@ -286,6 +310,7 @@ def geometry(gait: Gait) -> Geometry:
         float(body_mass),
         leg_masses,
         foot_mass,
+        (ox, oy),
     )
 
 

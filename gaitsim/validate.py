@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .catalog import Entry
+from .geometry import geometry
 from .path import Arc, Straight, TurnInPlace
 from .terrain import Flat, Rough, Slope
 from .walker import Walker
@@ -26,9 +27,12 @@ SAMPLES_PER_CYCLE = 120
 
 
 def turn_radius(entry: Entry) -> float:
-    """Gait-distance radius for turning in place: the mean horizontal distance of the homes."""
-    homes = np.array([leg.home for leg in entry.gait.legs])
-    return float(np.mean(np.hypot(homes[:, 0], homes[:, 1])))
+    """Gait-distance radius for turning in place: the mean horizontal distance of the homes
+    from the body's origin (``geometry.body_origin``), or half the body's length where
+    that is 0 (one leg, centred under its body)."""
+    geo = geometry(entry.gait)
+    r = float(np.mean(np.hypot(geo.homes[:, 0], geo.homes[:, 1])))
+    return r if r > 0.0 else 0.5 * geo.body[0]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from gaitsim.balance import (
     SWAY_SAMPLES,
-    nearest_in_hull,
     nearest_with_margin,
     periodic_lip,
     sway_table,
@@ -22,6 +21,7 @@ from gaitsim.balance import (
 )
 from gaitsim.geometry import GRAVITY
 from gaitsim.path import Arc, Straight, TurnInPlace
+from gaitsim.polygon import nearest_in_hull
 from gaitsim.sim.metrics import support_margin
 from gaitsim.walker import Walker
 
@@ -278,15 +278,41 @@ def test_the_sway_margin_is_capped_by_the_standing_height():
         zmp_path(local, down, cap=balance.ZMP_MARGIN_G * h), omega, period), abs=1e-12)
 
 
-def test_the_home_support_gap_by_hand():
-    """Homes on a square around the centre: 0; the same square moved 0.04-0.16 m ahead:
-    the centre is 0.04 m behind it; 0.03 m ahead and 0.04 m to the left of a corner:
-    0.05 m; two homes (a line) or one: 0."""
-    from gaitsim.balance import home_support_gap
+def _gait_with_homes(homes):
+    """A hexapod-like gait of small forward-kneed legs standing at ``homes`` (C: x forward,
+    y left; z 0), alternate legs in phase."""
+    from gaitsim.catalog import Gait, Leg
 
-    sq = np.array([[0.06, 0.05], [0.06, -0.05], [-0.06, 0.05], [-0.06, -0.05]])
-    assert home_support_gap(sq) == 0.0
-    assert home_support_gap(sq + np.array([0.10, 0.0])) == pytest.approx(0.04)
-    corner = np.array([[0.03, -0.04], [0.2, -0.04], [0.03, -0.3]])
-    assert home_support_gap(corner) == pytest.approx(0.05)
-    assert home_support_gap(sq[:2]) == 0.0 and home_support_gap(sq[:1]) == 0.0
+    legs = tuple(
+        Leg(name=f"l{k}", side="L" if y >= 0 else "R", phase=0.5 * (k % 2), knee="forward",
+            upper=0.05, lower=0.06, home=(float(x), float(y), 0.0))
+        for k, (x, y) in enumerate(homes)
+    )  # fmt: skip
+    return Gait(stride=0.05, duty=0.6, lift=0.015, clip_speed=0.1, legs=legs)
+
+
+def test_the_body_origin_by_hand():
+    """Homes on a rectangle around the catalog's origin: the origin stays; the same homes
+    moved 0.10 m ahead (every foot in front of it): the body is centred on their centroid,
+    0.10 m ahead, and the geometry's mounts and homes are the unmoved ones; two feet side by
+    side through the origin (a biped's) stay, two feet both 0.05 m ahead move it 0.05 m;
+    a home on the polygon's edge through the origin leaves it."""
+    from gaitsim.geometry import body_origin, geometry
+
+    sq = np.array([[0.06, 0.06], [0.06, -0.06], [0.0, 0.06], [0.0, -0.06],
+                   [-0.06, 0.06], [-0.06, -0.06]])  # fmt: skip
+    centred = _gait_with_homes(sq)
+    ahead = _gait_with_homes(sq + np.array([0.10, 0.0]))
+    assert body_origin(centred) == (0.0, 0.0)
+    assert body_origin(ahead) == pytest.approx((0.10, 0.0), abs=1e-12)
+    g0, g1 = geometry(centred), geometry(ahead)
+    assert g1.origin == pytest.approx((0.10, 0.0), abs=1e-12) and g0.origin == (0.0, 0.0)
+    assert g1.homes == pytest.approx(g0.homes, abs=1e-12)
+    assert g1.mounts == pytest.approx(g0.mounts, abs=1e-12)
+    biped = np.array([[0.0, 0.06], [0.0, -0.06]])
+    assert body_origin(_gait_with_homes(biped)) == (0.0, 0.0)
+    both_ahead = _gait_with_homes(biped + np.array([0.05, 0.0]))
+    assert body_origin(both_ahead) == pytest.approx((0.05, 0.0))
+    assert body_origin(_gait_with_homes(sq + np.array([0.06, 0.0]))) == (0.0, 0.0)  # on its edge
+
+

@@ -128,6 +128,51 @@ PHYSICS_SEEDS = [s for s in range(40) if random_entry(s).gait.n_legs >= 4 and
                  random_entry(s).gait.duty >= 0.5]  # fmt: skip
 
 
+def _joint_origins(urdf: str) -> list[float]:
+    """Every joint's origin xyz in a URDF's text, in file order, flat."""
+    import xml.etree.ElementTree as ET
+
+    return [float(v) for j in ET.fromstring(urdf).iter("joint")
+            for v in j.find("origin").get("xyz").split()]  # fmt: skip
+
+
+def _moved_ahead(entry, dx: float):
+    """``entry`` with every home (and catalog hip) ``dx`` m further forward: its legs all
+    in front of the catalog's origin when ``dx`` exceeds its rearmost home's distance
+    behind it."""
+    import dataclasses
+
+    legs = tuple(dataclasses.replace(
+        leg, home=(leg.home[0] + dx, *leg.home[1:]),
+        hip=None if leg.hip is None else (leg.hip[0] + dx, *leg.hip[1:]),
+    ) for leg in entry.gait.legs)  # fmt: skip
+    return dataclasses.replace(entry, gait=dataclasses.replace(entry.gait, legs=legs))
+
+
+@pytest.mark.parametrize("seed", PHYSICS_SEEDS[:2])
+def test_a_walker_with_every_leg_ahead_of_its_origin_walks_centred_over_them(seed):
+    """Generated walkers moved so that every home stands ahead of the catalog's origin
+    (a user's front-footed walker: the awkward catalog's hexapod crawled at 0.46 of its
+    speed with its body hanging behind its feet): the body is centred over the homes, the
+    URDF is the unmoved walker's, and it walks 4 s as the unmoved one does (the same body;
+    the homes' last bits differ, so the runs agree closely, not to the digit)."""
+    from gaitsim.sim.run import simulate
+    from gaitsim.urdf import build
+
+    entry = random_entry(seed)
+    back = -min(leg.home[0] for leg in entry.gait.legs)
+    moved = _moved_ahead(entry, back + 0.05)
+    assert geometry(moved.gait).origin == pytest.approx((back + 0.05, 0.0), abs=1e-9)
+    assert geometry(moved.gait).homes == pytest.approx(geometry(entry.gait).homes, abs=1e-9)
+    assert _joint_origins(build(moved)) == pytest.approx(_joint_origins(build(entry)), abs=1e-9)
+    a = simulate(entry, seconds=4.0).summary
+    b = simulate(moved, seconds=4.0).summary
+    assert b["verdict"] == "walked", (seed, b["verdict_reason"])
+    assert b["speed_ratio"] == pytest.approx(a["speed_ratio"], abs=0.02)
+    assert b["touchdowns_per_stance"] <= max(1.2, a["touchdowns_per_stance"])
+    assert b["slip_mm_per_stance"] == pytest.approx(a["slip_mm_per_stance"], rel=0.25)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", PHYSICS_SEEDS)
 def test_generated_walkers_walk_their_gait(seed):

@@ -178,10 +178,10 @@ def test_every_command_has_help(cmd):
     assert r.returncode == 0 and "usage:" in r.stdout
 
 
-def test_validate_notes_a_body_centre_outside_its_feet(capsys):
+def test_validate_notes_a_body_centred_over_feet_all_on_one_side(capsys):
     """The front-footed hexapod of experiments/awkward_walkers.json passes the kinematic
-    walk test, and validate says what physics will make of its homes (40 mm behind them);
-    the built-in walkers get no note, and --quiet keeps it out."""
+    walk test, and validate says its body is centred over its homes (100 mm ahead of the
+    catalog's origin); the built-in walkers get no note, and --quiet keeps it out."""
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[1] / "experiments" / "awkward_walkers.json"
@@ -189,7 +189,7 @@ def test_validate_notes_a_body_centre_outside_its_feet(capsys):
     err = capsys.readouterr().err
     notes = [line for line in err.splitlines() if line.startswith("note: ")]
     assert len(notes) == 1 and notes[0].startswith("note: forward_hex: ")
-    assert "40 mm outside" in notes[0]
+    assert "100 mm forward" in notes[0]
     assert main(["validate", "--catalog", str(path), "-q"]) == 0
     assert "note:" not in capsys.readouterr().err
     assert main(["validate"]) == 0

@@ -390,25 +390,22 @@ def test_ctrl_c_stops_a_long_walk_cleanly():
     assert "Traceback" not in err
 
 
-def test_a_walker_whose_feet_all_stand_ahead_of_its_centre_is_told_why():
+def test_a_walker_whose_feet_all_stand_ahead_of_its_centre_is_told_where_its_body_went():
     """The front-footed hexapod of experiments/awkward_walkers.json (homes 40-160 mm ahead
-    of its centre) did not walk: the note names the 40 mm gap and the fix; a walker whose
-    centre is inside its homes, or a run that walked, gets no note."""
+    of the catalog's origin) has its body centred over its homes: the note names the
+    100 mm and how to place the body instead; a walker whose origin is inside its homes
+    gets no note."""
     from pathlib import Path
-    from types import SimpleNamespace
 
     from gaitsim.catalog import load_catalog
-    from gaitsim.cli import _home_support_note
+    from gaitsim.cli import _origin_note
     from gaitsim.walker import resolve_entry
 
     path = Path(__file__).resolve().parents[1] / "experiments" / "awkward_walkers.json"
-    front = load_catalog(str(path))["forward_hex"]
-    missed, walked = SimpleNamespace(walked=False), SimpleNamespace(walked=True)
-    note = _home_support_note(front, missed)
-    assert note is not None and "40 mm outside" in note and "around the body's centre" in note
-    assert _home_support_note(front, walked) is None
+    note = _origin_note(load_catalog(str(path))["forward_hex"])
+    assert note is not None and "100 mm forward" in note and "around the origin" in note
     for name in ("fox", "horn_beetle", "mechanic"):
-        assert _home_support_note(resolve_entry(name), missed) is None
+        assert _origin_note(resolve_entry(name)) is None
 
 
 def test_a_free_biped_that_steps_slowly_and_falls_is_told_why():
