@@ -99,8 +99,10 @@ class WalkEnv(gym.Env):
       a yaw rate instead (deg/s).
     - ``body``: "free", "assist" (virtual spring-damper on height, roll and pitch; bipeds
       need it) or "kinematic"; ``distance_source``: "command" or "odometry";
-      ``control_hz`` (default 60) must divide ``sim_hz`` (default None: the walker's own,
-      ``Body.sim_hz``, 240 or a multiple of it); ``solver_iterations``;
+      ``control_hz`` (default None: the walker's own, ``Body.control_hz``, 60 or a
+      doubling of it for a walker small enough to fall faster) must divide ``sim_hz``
+      (default None: the walker's own, ``Body.sim_hz``, 240 or a multiple of it);
+      ``solver_iterations``;
       ``push_at`` (s into each episode, default None: no push) and ``push_velocity`` (or
       range, m/s, positive to the walker's left): a sideways push, the whole body's
       velocity changed at once (``GaitController.push``);
@@ -199,7 +201,7 @@ class WalkEnv(gym.Env):
         yaw_rate_deg=None,
         body: str = "free",
         distance_source: str = "command",
-        control_hz: float = 60.0,
+        control_hz: float | None = None,
         sim_hz: float | None = None,
         solver_iterations: int = 50,
         engine: str = DEFAULT_ENGINE,
@@ -225,6 +227,7 @@ class WalkEnv(gym.Env):
         self._set_walker(walker, walker_options,
                          {"arms": arms, "twist": twist, "gaze": gaze, "lean": lean})  # fmt: skip
         sim_hz = self.body.sim_hz if sim_hz is None else sim_hz
+        control_hz = self.body.control_hz if control_hz is None else control_hz
         self._set_controller(body, sim_hz, control_hz, distance_source, control_options)
         self.task = WalkTask(
             self.entry,

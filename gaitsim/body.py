@@ -20,7 +20,7 @@ import numpy as np
 
 from .catalog import Entry, Gait
 from .feet import SOLE_CORNERS, Sole, ankle_joint_names, corner_pad, soles
-from .geometry import GRAVITY, Geometry, foot_pad, geometry, physics_hz
+from .geometry import GRAVITY, Geometry, control_hz, foot_pad, geometry, physics_hz
 from .upper import UpperGeometry, upper_geometry
 from .urdf import (
     ankle_limits,
@@ -83,6 +83,11 @@ class Body:
         """A flat sole's contact stiffness (N/m): its SOLE_CORNERS corners' ``sole_pad``
         together; None on sphere feet."""
         return None if self.sole_pad is None else SOLE_CORNERS * self.sole_pad[0]
+
+    @property
+    def control_hz(self) -> float:
+        """The default control rate for this body (``geometry.control_hz``)."""
+        return control_hz(self.geometry)
 
     @property
     def sim_hz(self) -> float:

@@ -319,6 +319,7 @@ def _walk_table(s) -> str:
         ["body / distance source", f"{s.body} / {s.distance_source}"],
         ["engine", s.engine],
         ["physics rate (Hz)", _fmt(s.sim_hz, "g")],
+        ["control rate (Hz)", _fmt(s.control_hz, "g")],
         ["simulated s", _fmt(s.simulated_s, ".2f")],
         ["distance m", _fmt(s.distance_m)],
         ["speed m/s", _fmt(s.speed_m_s)],
@@ -496,7 +497,8 @@ def _walk_flags(args):
             f"--seconds is at most {MAX_RUN_SECONDS:g} (10 simulated hours), got {args.seconds:g}"
         )
     _finite(args.friction, "--friction", positive=True)
-    _finite(args.control_hz, "--control-hz", positive=True)
+    if args.control_hz is not None:
+        _finite(args.control_hz, "--control-hz", positive=True)
     if args.turn_radius is not None and args.yaw_rate_deg is not None:
         raise UsageError(
             "--turn-radius and --yaw-rate-deg both set the turn; give only one of them"
@@ -552,17 +554,23 @@ def _walk_entry(args):
 
 def _walk_scenario(args, entry, video):
     """The run's Scenario and its control-step count, checked."""
+    from .body import compile_body
     from .sim.controller import world_substeps
     from .sim.video import VideoError, check_format
 
+    body = compile_body(entry)
+    sim_hz = body.sim_hz if getattr(args, "sim_hz", None) is None else args.sim_hz
+    given = args.control_hz is not None
+    args.control_hz = args.control_hz if given else body.control_hz  # the walker's own
     try:
-        substeps = world_substeps(1.0 / SIM_HZ, args.control_hz)
+        substeps = world_substeps(1.0 / sim_hz, args.control_hz)
     except ValueError as exc:
-        raise UsageError(f"--control-hz {args.control_hz:g}: {exc}") from None
-    n_steps = round(args.seconds / (substeps / SIM_HZ))  # simulate()'s step count
+        flag = "--control-hz" if given else "the walker's own control rate"
+        raise UsageError(f"{flag} {args.control_hz:g}: {exc}") from None
+    n_steps = round(args.seconds / (substeps / sim_hz))  # simulate()'s step count
     if n_steps < 1:
         raise UsageError(
-            f"--seconds must cover at least one control step ({substeps / SIM_HZ:g} s), "
+            f"--seconds must cover at least one control step ({substeps / sim_hz:g} s), "
             f"got {args.seconds!r}"
         )
     if video is not None:
@@ -827,11 +835,12 @@ def _scenario_args(p) -> None:
     p.add_argument(
         "--control-hz",
         type=float,
-        default=60.0,
+        default=None,
         metavar="HZ",
-        help=f"control rate; must divide {SIM_HZ:g} Hz (the physics runs at {SIM_HZ:g} Hz, "
-        "or a multiple of it for walkers whose bare feet ring faster on their pads; "
-        "default 60)",
+        help="control rate; must divide the physics rate ({SIM_HZ:g} Hz, or a multiple of it "
+        "for a walker whose bare feet ring faster on their pads or whose size makes it fall "
+        "faster); default: the walker's own, 60 Hz or, for a walker that small, a doubling "
+        "of it".replace("{SIM_HZ:g}", f"{SIM_HZ:g}"),
     )
     p.add_argument(
         "--friction",

@@ -158,3 +158,43 @@ def random_entry(seed: int, **kw) -> Entry:
     cat = parse_catalog(random_walker(seed, **kw))
     (entry,) = cat.values()
     return entry
+
+
+FOOT_LENGTH_KEYS = ("heel", "toe", "width", "height")  # a sole's lengths (m)
+
+
+def scaled_entry(entry: Entry, k: float) -> Entry:
+    """``entry`` at ``k`` times its size: every length (bones, homes, hips, stride, lift,
+    and the catalog's hip height, foot radius, bob, body and sole lengths) times ``k``, its
+    mass (if given) times k^3 and its speed times sqrt(k): the same gait at the same Froude
+    number, whose motion is the original's on a clock sqrt(k) as fast. Upper-body parts
+    must be given as ``{}`` (their sizes then follow the body); a part with keys of its own
+    is a ValueError."""
+    import dataclasses
+
+    if not (math.isfinite(k) and k > 0):
+        raise ValueError(f"scale must be a positive number, got {k!r}")
+    g = entry.gait
+    ub = g.upper_body
+    if ub is not None and any(getattr(ub, part) for part in ("torso", "arms", "head")):
+        raise ValueError(f"{entry.name}: upper-body parts with keys of their own do not "
+                         "scale here; give each part as {} or scale its keys by hand")
+
+    def foot(f):
+        if not isinstance(f, tuple):
+            return f
+        return tuple((key, v * k if key in FOOT_LENGTH_KEYS else v) for key, v in f)
+
+    legs = tuple(dataclasses.replace(
+        leg, upper=leg.upper * k, lower=leg.lower * k, home=tuple(c * k for c in leg.home),
+        hip=None if leg.hip is None else tuple(c * k for c in leg.hip), foot=foot(leg.foot),
+    ) for leg in g.legs)  # fmt: skip
+    given = {name: getattr(g, name) * k for name in ("hip_height", "foot_radius", "bob")
+             if getattr(g, name) is not None}  # fmt: skip
+    if g.body is not None:
+        given["body"] = tuple(c * k for c in g.body)
+    if g.mass is not None:
+        given["mass"] = g.mass * k**3
+    gait = dataclasses.replace(g, legs=legs, stride=g.stride * k, lift=g.lift * k,
+                               clip_speed=g.clip_speed * math.sqrt(k), **given)  # fmt: skip
+    return dataclasses.replace(entry, gait=gait)

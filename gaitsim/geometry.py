@@ -38,6 +38,9 @@ FOOT_MASS_SHARE = 0.1  # share of a leg's mass in its foot
 FOOT_PAD_SINK = 0.1  # a foot pad sinks this share of the foot radius under an even share
 # of the weight (every foot down)
 PHYSICS_HZ = 240.0  # the default physics rate (Hz); a walker's own is a multiple of it
+CONTROL_HZ = 60.0  # the default control rate (Hz); a walker's own is a doubling of it
+CONTROL_STEPS_PER_FALL_TIME = 4.5  # a walker's own control rate steps at least this often
+PHYSICS_STEPS_PER_FALL_TIME = 14.0  # ... and its physics rate this often, per fall time
 PAD_SAMPLES = 2.0  # physics steps per period of a bare foot's ring on its pad, at least
 FOOT_PAD_DAMPING = 1.0  # the pad's damping ratio for that share of the mass (critical)
 
@@ -352,13 +355,41 @@ def unsprung_hz(geo: Geometry, n_feet: int | None = None, stiffness: float | Non
     return math.sqrt(k / m) / (2.0 * math.pi)
 
 
+def fall_time(geo: Geometry) -> float:
+    """The body's own time scale (s): sqrt(standing height / g), the time constant of a
+    pendulum as tall as it stands. A walker scaled by k in every length and walked at
+    sqrt(k) its speed (the same Froude number) moves the same way on a clock scaled by
+    sqrt(k): so does this."""
+    return math.sqrt(geo.standing_height / GRAVITY)
+
+
+def control_hz(geo: Geometry) -> float:
+    """A walker's default control rate: CONTROL_HZ, or the smallest doubling of it that
+    steps at least CONTROL_STEPS_PER_FALL_TIME times per ``fall_time``. The built-in
+    walkers get 4.6-14 control steps per fall time at 60 Hz and the generated walkers
+    (seeds 0-799) 3.8 and more, so all keep 60 Hz; the fox and the hound at a tenth of
+    their size (2.6 and 3.1) fell within a second at 60 Hz."""
+    rate = CONTROL_HZ
+    while rate * fall_time(geo) < CONTROL_STEPS_PER_FALL_TIME - 1e-9:
+        rate *= 2.0
+    return rate
+
+
 def physics_hz(geo: Geometry, n_feet: int | None = None, stiffness: float | None = None) -> float:
-    """A walker's default physics rate: PHYSICS_HZ, or the smallest multiple of it that
-    samples ``unsprung_hz`` at least PAD_SAMPLES times a period (Nyquist). Below that a
-    landing foot's contact flickers: generated walker 56 (80 g, a 9 mm shin, a bare foot
-    ringing at 155 Hz) made 2.29 touchdowns per stance at 240 Hz and 0.99 at 480 Hz; the
-    built-in walkers ring at 31-69 Hz and keep 240 Hz. Any control rate that divides
-    PHYSICS_HZ divides it."""
+    """A walker's default physics rate: the smallest multiple of PHYSICS_HZ that
+
+    - samples ``unsprung_hz`` at least PAD_SAMPLES times a period (Nyquist). Below that a
+      landing foot's contact flickers: generated walker 56 (80 g, a 9 mm shin, a bare foot
+      ringing at 155 Hz) made 2.29 touchdowns per stance at 240 Hz and 0.99 at 480 Hz; the
+      built-in walkers ring at 31-69 Hz;
+    - steps at least PHYSICS_STEPS_PER_FALL_TIME times per ``fall_time`` (the built-in
+      walkers 18-56 at 240 Hz; the hound at a tenth of its size, 12.5, fell at 240 Hz
+      whatever its control rate and walked at 480 Hz);
+    - and is a whole number of ``control_hz`` periods.
+
+    Every built-in walker keeps 240 Hz."""
     ring = unsprung_hz(geo, n_feet, stiffness)
     k = max(1, math.ceil(PAD_SAMPLES * ring / PHYSICS_HZ - 1e-9))
-    return PHYSICS_HZ * k
+    rate = PHYSICS_HZ * k
+    control = control_hz(geo)
+    return math.ceil(rate / control - 1e-9) * control

@@ -262,7 +262,7 @@ class Scenario:
     lean: bool = False
     seconds: float = 20.0
     seed: int | None = None
-    control_hz: float = 60.0
+    control_hz: float | None = None  # None: the body's own (Body.control_hz)
     sim_hz: float | None = None  # None: the body's own (Body.sim_hz)
     solver_iterations: int = 50
     engine: str = "pybullet"

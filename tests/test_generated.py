@@ -411,3 +411,42 @@ def test_generated_multi_legged_walkers_walk_on_soles(seed):
     s = simulate(entry, seconds=10.0, config=ControlConfig(body="free")).summary
     assert s["verdict"] == "walked", s["verdict_reason"]
     assert s["touchdowns_per_stance"] <= 1.75
+
+
+def test_a_scaled_walker_is_the_same_gait_at_the_same_froude_number():
+    """``scaled_entry``: the hound at twice its size has twice its bones, homes, stride,
+    lift and (derived) hip height, sqrt(2) its speed, so its fall time and gait cycle both
+    take sqrt(2) as long; a sole's lengths scale with it; bad scales and upper-body parts
+    with keys of their own are refused."""
+    import dataclasses
+
+    from gaitsim.catalog import UpperBodySpec
+    from gaitsim.gait import cycle_length
+    from gaitsim.generate import scaled_entry
+    from gaitsim.geometry import fall_time
+    from gaitsim.walker import resolve_entry
+
+    hound = resolve_entry("hound")
+    big = scaled_entry(hound, 2.0)
+    a, b = hound.gait, big.gait
+    assert [leg.upper for leg in b.legs] == pytest.approx([2 * leg.upper for leg in a.legs])
+    assert np.array([leg.home for leg in b.legs]) == pytest.approx(
+        2 * np.array([leg.home for leg in a.legs]))
+    assert (b.stride, b.lift, b.clip_speed) == pytest.approx(
+        (2 * a.stride, 2 * a.lift, math.sqrt(2) * a.clip_speed))
+    assert geometry(b).hip_height == pytest.approx(2 * geometry(a).hip_height)
+    assert fall_time(geometry(b)) == pytest.approx(math.sqrt(2) * fall_time(geometry(a)),
+                                                   rel=0.05)  # (the foot radius caps)
+    period = cycle_length(b) / b.clip_speed
+    assert period == pytest.approx(math.sqrt(2) * cycle_length(a) / a.clip_speed)
+    sole = dataclasses.replace(a.legs[0], foot=(("heel", 0.02), ("ankle", "pitch")))
+    soled = dataclasses.replace(hound, gait=dataclasses.replace(a, legs=(sole, *a.legs[1:])))
+    assert dict(scaled_entry(soled, 3.0).gait.legs[0].foot) == {"heel": pytest.approx(0.06),
+                                                                "ankle": "pitch"}
+    for bad in (0.0, -1.0, math.nan):
+        with pytest.raises(ValueError, match="scale"):
+            scaled_entry(hound, bad)
+    armed = dataclasses.replace(hound, gait=dataclasses.replace(
+        a, upper_body=UpperBodySpec(arms=(("upper", 0.1),))))
+    with pytest.raises(ValueError, match="upper-body"):
+        scaled_entry(armed, 2.0)

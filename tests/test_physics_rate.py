@@ -17,8 +17,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gaitsim.body import compile_body
-from gaitsim.generate import random_entry
-from gaitsim.geometry import PAD_SAMPLES, PHYSICS_HZ, foot_pad, physics_hz, unsprung_hz
+from gaitsim.generate import random_entry, scaled_entry
+from gaitsim.geometry import (
+    CONTROL_HZ,
+    CONTROL_STEPS_PER_FALL_TIME,
+    PAD_SAMPLES,
+    PHYSICS_HZ,
+    control_hz,
+    fall_time,
+    foot_pad,
+    physics_hz,
+    unsprung_hz,
+)
 from gaitsim.sim.common import gain_scale
 from gaitsim.sim.engine import load_robot, make_world
 from gaitsim.terrain import Flat
@@ -149,3 +159,80 @@ def test_gaitsim_walk_prints_and_reports_the_rate(capsys):
                for line in capsys.readouterr().out.splitlines())  # fmt: skip
     main(["walk", "fox", "-q", "--json", "--seconds", "0.2"])
     assert json.loads(capsys.readouterr().out)["sim_hz"] == 240.0
+
+
+# ---------------------------------------------------------------------------- control rate
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([1.0, 0.3, 0.1, 0.03]))
+def test_the_control_rate_is_the_smallest_doubling_of_60_hz_that_follows_the_fall(seed, k):
+    """Any walker, at any size: 60 Hz times a power of two, at least
+    CONTROL_STEPS_PER_FALL_TIME steps per fall time, half of it less (or 60 Hz), and a
+    whole number of physics steps."""
+    from gaitsim.walker import resolve_entry
+
+    body = compile_body(scaled_entry(random_entry(seed), k))
+    geo = body.geometry
+    hz = control_hz(geo)
+    j = math.log2(hz / CONTROL_HZ)
+    assert j == int(j) and j >= 0, hz
+    assert hz * fall_time(geo) >= CONTROL_STEPS_PER_FALL_TIME - 1e-9
+    assert hz == CONTROL_HZ or hz / 2 * fall_time(geo) < CONTROL_STEPS_PER_FALL_TIME
+    assert body.control_hz == hz and body.sim_hz % hz == 0.0
+    assert control_hz(compile_body(resolve_entry("fox")).geometry) == CONTROL_HZ
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_the_built_in_walkers_keep_60_hz_control(name):
+    assert compile_body(name).control_hz == 60.0
+
+
+def test_the_control_rate_of_a_fifth_of_a_fox_by_hand():
+    """The fox stands 0.164 m tall (fall time sqrt(0.164 / 9.81) = 0.129 s: 7.8 control
+    steps at 60 Hz); at a fifth of its size it stands 0.034 m (its foot radius is held at
+    gaitsim's smallest, so a little more than a fifth: 0.059 s, 3.5 steps at 60 Hz, 7.1 at
+    120), so it gets 120 Hz; its physics stays 240 Hz."""
+    from gaitsim.walker import resolve_entry
+
+    fox = compile_body("fox").geometry
+    assert fall_time(fox) == pytest.approx(math.sqrt(fox.standing_height / 9.81))
+    small = compile_body(scaled_entry(resolve_entry("fox"), 0.2))
+    h = small.geometry.standing_height
+    assert h == pytest.approx(0.034, abs=1e-3)
+    assert 60.0 * math.sqrt(h / 9.81) < 4.5 <= 120.0 * math.sqrt(h / 9.81)
+    assert small.control_hz == 120.0 and small.sim_hz == 240.0
+
+
+def test_a_fifth_of_a_fox_walks_at_its_own_control_rate_and_falls_at_60_hz():
+    """The fox at a fifth of its size (legs 3-4 cm, 0.13 m/s), 5 s flat, free: at its own
+    120 Hz it walks (speed ratio 1.00); held to 60 Hz, 3.5 control steps per fall time, it
+    falls (at 4.65 s in 10 s runs). Measured over the built-in walkers at 0.05-0.5 of
+    their size: 23 of 30 walk at 60 Hz, 26 at their own rates, none lost."""
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+    from gaitsim.walker import resolve_entry
+
+    small = scaled_entry(resolve_entry("fox"), 0.2)
+    own = simulate(small, seconds=5.0).summary
+    assert own["control_hz"] == 120.0 and own["verdict"] == "walked", own["verdict_reason"]
+    slow = simulate(small, seconds=5.0, config=ControlConfig(control_hz=60.0)).summary
+    assert slow["control_hz"] == 60.0 and slow["fell"], slow["verdict_reason"]
+
+
+def test_the_env_and_the_cli_take_the_walker_s_control_rate(capsys):
+    import json
+
+    import gymnasium as gym
+
+    from gaitsim.cli import main
+
+    env = gym.make("gaitsim/Walk-v0", walker="fox")
+    assert env.unwrapped.config.control_hz == 60.0
+    env.close()
+    env = gym.make("gaitsim/Walk-v0", walker="fox", control_hz=120.0)
+    assert env.unwrapped.config.control_hz == 120.0
+    env.close()
+    assert main(["walk", "fox", "-q", "--json", "--seconds", "0.2"]) in (0, 1)
+    assert json.loads(capsys.readouterr().out)["control_hz"] == 60.0
+    argv = ["walk", "fox", "-q", "--json", "--seconds", "0.2", "--control-hz", "120"]
+    assert main(argv) in (0, 1)
+    assert json.loads(capsys.readouterr().out)["control_hz"] == 120.0

@@ -44,6 +44,7 @@ height, roll and pitch, see ``bodymode``), ``kinematic`` (the base follows the r
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -52,7 +53,7 @@ import numpy as np
 from ..feet import HIP_YAW_LIMIT
 from ..footplan import FootPlanner, Steering
 from ..gait import smooth01
-from ..geometry import FOOT_PAD_SINK, GRAVITY, PHYSICS_HZ, pad_shortfall
+from ..geometry import FOOT_PAD_SINK, GRAVITY, PHYSICS_HZ, control_hz, pad_shortfall
 from ..ik import ScalarLeg
 from ..walker import Walker
 from . import stance as load
@@ -101,7 +102,8 @@ class ControlConfig:
     ahead of the gait.
     """
 
-    control_hz: float = 60.0
+    control_hz: float | None = None  # None: the walker's own (``geometry.control_hz``: 60,
+    # or a doubling of it for a walker small enough to fall faster than 60 Hz can follow)
     distance_source: str = "command"
     body: str = "free"
     kp: float | None = None  # PyBullet position gain of stance legs; None: the gait's own
@@ -160,8 +162,9 @@ class ControlConfig:
         _choice("distance_source", self.distance_source, DISTANCE_SOURCES)
         _choice("body", self.body, BODY_MODES)
         _choice("plant_lock", self.plant_lock, PLANT_LOCKS)
-        if not (math.isfinite(self.control_hz) and self.control_hz > 0):
-            raise ValueError(f"control_hz must be positive, got {self.control_hz!r}")
+        hz = self.control_hz
+        if hz is not None and not (math.isfinite(hz) and hz > 0):
+            raise ValueError(f"control_hz must be positive, got {hz!r}")
         for name in ("kp", "kp_swing", "kp_land", "kp_hip_yaw"):
             v = getattr(self, name)
             if v is None and name == "kp":
@@ -221,7 +224,10 @@ class GaitController:
         track_momentum: bool | None = None,
     ):
         self.world, self.robot, self.walker = world, robot, walker
-        self.config = cfg = config if config is not None else ControlConfig()
+        cfg = config if config is not None else ControlConfig()
+        if cfg.control_hz is None:  # the walker's own rate
+            cfg = dataclasses.replace(cfg, control_hz=control_hz(walker.geometry))
+        self.config = cfg
         self.substeps = world_substeps(world.dt, cfg.control_hz)
         self.dt = self.substeps * world.dt
         self.gait, self.geo = walker.gait, walker.geometry

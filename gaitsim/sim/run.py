@@ -231,7 +231,8 @@ def simulate(
             speed_scale=speed_scale, body=config.body, distance_source=config.distance_source,
             swing=kin.swing, catalog_duty=entry.gait.duty, seconds=seconds, seed=seed,
             line_drift_growth=line_drift_growth(entry),
-            friction=friction, engine=engine, sim_hz=sim_hz, push_at_s=push_at,
+            friction=friction, engine=engine, sim_hz=sim_hz,
+            control_hz=ctl.config.control_hz, push_at_s=push_at,
             push_velocity_m_s=push_velocity if push_at is not None else 0.0,
         )  # fmt: skip
         summary["verdict"], summary["verdict_reason"] = verdict(summary)

@@ -119,6 +119,7 @@ class RunSummary:
     friction: float  # as simulated (a seed draws it around the one asked for)
     engine: str = "pybullet"  # the physics engine (a summary from before engines: pybullet)
     sim_hz: float = 240.0  # the physics rate (a summary from before derived rates: 240)
+    control_hz: float = 60.0  # the control rate (a summary from before derived rates: 60)
     push_at_s: float | None = None  # a sideways push's time, None without one
     push_velocity_m_s: float = 0.0  # its velocity change, m/s (positive to the left)
     # -- the verdict (gaitsim.sim.metrics.verdict)
