@@ -341,6 +341,7 @@ def _walk_table(s) -> str:
         rows.append(["push", f"{s.push_velocity_m_s:+.2f} m/s sideways at {s.push_at_s:g} s"])
     if s.assist_mean_force_per_weight is not None:  # a run with the body assist
         rows.append(["assist force / weight", _fmt(s.assist_mean_force_per_weight, ".3f")])
+        rows.append(["assist net lift / weight", _fmt(s.assist_net_lift_per_weight, ".3f")])
     rows += _upper_rows(s) + _sole_rows(s)
     duty = s.duty_by_leg or []
     rows.append(["measured duty by leg", " ".join(_fmt(d, ".2f") for d in duty)])

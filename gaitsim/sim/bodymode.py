@@ -39,7 +39,8 @@ class BodyAssist:
         self.k_att = gains.attitude_hold * m * GRAVITY * standing_height
         self.d_att = 2 * gains.damping_ratio * math.sqrt(self.k_att * tilt_inertia)
         self.work = 0.0  # J
-        self.force_impulse = 0.0  # N s
+        self.force_impulse = 0.0  # N s, of |vertical force|
+        self.lift_impulse = 0.0  # N s, of the vertical force as signed (up: +)
         self.torque_impulse = 0.0  # N m s
 
     def apply(self, pos, rot) -> None:
@@ -57,6 +58,7 @@ class BodyAssist:
         dt = self.world.dt
         self.work += (abs(fz * v[2]) + abs(tx * om[0]) + abs(ty * om[1])) * dt
         self.force_impulse += abs(fz) * dt
+        self.lift_impulse += fz * dt
         self.torque_impulse += math.hypot(tx, ty) * dt
 
 

@@ -396,6 +396,7 @@ class GaitController:
     # the assist's figures, 0 without it
     assist_work = property(lambda self: self.assist.work if self.assist else 0.0)
     assist_force_impulse = property(lambda self: self.assist.force_impulse if self.assist else 0.0)
+    assist_lift_impulse = property(lambda self: self.assist.lift_impulse if self.assist else 0.0)
     assist_torque_impulse = property(
         lambda self: self.assist.torque_impulse if self.assist else 0.0
     )

@@ -332,6 +332,11 @@ def _summary(ctl: GaitController, kin: Walker, rec: dict) -> dict:
         summary["assist_mean_force_per_weight"] = summary["assist_mean_force_n"] / (
             robot.mass * GRAVITY
         )
+        # what it held up on balance (its pushes down netted out): the vertical force's
+        # signed mean over the weight
+        summary["assist_net_lift_per_weight"] = ctl.assist_lift_impulse / t_end / (
+            robot.mass * GRAVITY
+        )
         summary["assist_mean_torque_nm"] = ctl.assist_torque_impulse / t_end
     duty, want = summary["duty_by_leg"], kin.gait.duty
     summary["duty_error_max"] = max(abs(d - want) for d in duty)

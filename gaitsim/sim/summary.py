@@ -20,6 +20,7 @@ ASSIST_KEYS = (
     "assist_work_j",
     "assist_mean_force_n",
     "assist_mean_force_per_weight",
+    "assist_net_lift_per_weight",
     "assist_mean_torque_nm",
 )
 # figures only a walker with soles has (``metrics.sole_figures``): the same rule
@@ -83,7 +84,8 @@ class RunSummary:
     gait_per_progress: float | None
     assist_work_j: float | None = None
     assist_mean_force_n: float | None = None
-    assist_mean_force_per_weight: float | None = None
+    assist_mean_force_per_weight: float | None = None  # its mean |vertical force| / weight
+    assist_net_lift_per_weight: float | None = None  # its mean vertical force / weight
     assist_mean_torque_nm: float | None = None
     duty_error_max: float
     duty_error_mean: float
