@@ -44,13 +44,23 @@ def mechanic_swing():
 
 
 def test_mechanic_with_its_upper_body_walks_and_twists(mechanic_swing):
+    """The hips twist and the shoulders turn the other way, by more than the hips. Under
+    the default 1 Hz assist the point-footed mechanic's hips twist 2.45° (shoulders 5.8°,
+    ratio -1.9); under the 3 Hz assist it had before stop 34, 3.7° (ratio -1.2): the
+    softer assist leaves the body's bounce to the legs and the stance legs turn the pelvis
+    less (the rule: 4.5°). Both are checked, each against its own measurement."""
     s = mechanic_swing
     assert s["verdict"] == "walked", s["verdict_reason"]
-    # the hips twist and the shoulders turn the other way, by more than the hips
-    assert s["hip_twist_deg"] >= 3.0
+    assert s["hip_twist_deg"] >= 2.0
     assert s["shoulder_twist_deg"] >= s["hip_twist_deg"]
     assert s["shoulder_hip_ratio"] < -0.7
     assert s["arms"] == "swing" and s["twist"] is True and s["gaze"] == "stabilised"
+    from gaitsim.sim.bodymode import AssistGains
+
+    stiff = ControlConfig(body="assist", assist=AssistGains(height_hz=3.0))
+    s3 = _run(_on_spheres("mechanic"), seconds=8.0, config=stiff)
+    assert s3["verdict"] == "walked" and s3["hip_twist_deg"] >= 3.0
+    assert s3["shoulder_twist_deg"] >= s3["hip_twist_deg"] and s3["shoulder_hip_ratio"] < -0.7
 
 
 def test_twist_off_turns_the_chest_with_the_hips(mechanic_swing):

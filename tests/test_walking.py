@@ -38,21 +38,30 @@ def test_bipeds_walk_20_s_with_the_assist(name):
     assert s["assist_work_j"] > 0
 
 
-def test_the_assist_s_net_lift_and_the_feet_carry_the_weight_between_them():
-    """Generated walker 19 (eight legs, duty 0.38: flight phases) with the assist, 6 s:
-    its vertical momentum balances over the run, so the feet's mean normal force and the
-    assist's net lift (its signed mean vertical force) add up to the weight (0.84 + 0.13:
-    within 5 %, the feet's force being sampled once per control step, not averaged over
-    the substeps); the assist's mean |vertical force|, what the `carried` verdict reads,
-    is far larger than its net lift (it pushes the bouncing body down as well as up: 0.47
-    of the weight)."""
-    from gaitsim.generate import random_entry
-
-    r = simulate(random_entry(19), seconds=6, config=ControlConfig(body="assist"))
+@pytest.mark.parametrize("name", ["horn_beetle", "mechanic"])
+def test_the_assist_s_net_lift_and_the_feet_carry_the_weight_between_them(name):
+    """With the assist, 6 s flat: the body's vertical momentum balances over the run, so
+    the feet's mean normal force and the assist's net lift (its signed mean vertical force)
+    add up to the weight (measured 0.997 and 1.000; the feet's force is sampled once per
+    control step, which on a bouncing gait with flight phases costs a few per cent:
+    generated walker 19, 0.95), and the assist's mean |vertical force| is at least its
+    net lift."""
+    r = simulate(name, seconds=6, config=ControlConfig(body="assist"))
     s = r.summary
     weight = s["mass_kg"] * 9.81
     feet = float(np.asarray(r.record["foot_forces"]).sum(axis=1).mean()) / weight
-    assert feet + s["assist_net_lift_per_weight"] == pytest.approx(1.0, abs=0.05)
+    assert feet + s["assist_net_lift_per_weight"] == pytest.approx(1.0, abs=0.02)
+    assert s["assist_mean_force_per_weight"] >= abs(s["assist_net_lift_per_weight"])
+
+
+def test_a_bouncing_gait_s_assist_pushes_down_as_well_as_up():
+    """Generated walker 19 (eight legs, duty 0.38: flight phases) with the assist, 6 s:
+    its mean |vertical force| (what the `carried` verdict reads) is well above its net lift
+    (0.26 and 0.06 of the weight): it pulls the bouncing body down as well as holding it
+    up."""
+    from gaitsim.generate import random_entry
+
+    s = simulate(random_entry(19), seconds=6, config=ControlConfig(body="assist")).summary
     assert 0.0 < s["assist_net_lift_per_weight"] < s["assist_mean_force_per_weight"] - 0.1
 
 
