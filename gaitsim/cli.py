@@ -838,10 +838,9 @@ def _scenario_args(p) -> None:
         type=float,
         default=None,
         metavar="HZ",
-        help="control rate; must divide the physics rate ({SIM_HZ:g} Hz, or a multiple of it "
-        "for a walker whose bare feet ring faster on their pads or whose size makes it fall "
-        "faster); default: the walker's own, 60 Hz or, for a walker that small, a doubling "
-        "of it".replace("{SIM_HZ:g}", f"{SIM_HZ:g}"),
+        help=f"control rate; must divide the physics rate ({SIM_HZ:g} Hz, or a multiple of "
+        "it for a walker whose bare feet ring faster on their pads); default: the walker's "
+        "own, 60 Hz or, for a walker small enough to fall faster, a doubling of it",
     )
     p.add_argument(
         "--friction",

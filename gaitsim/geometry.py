@@ -22,6 +22,7 @@ import numpy as np
 from .catalog import KNEES, CatalogError, Gait
 from .feet import ankle_height
 from .ik import KNEE_UP, LegChain, two_bone
+from .polygon import convex_hull, nearest_in_hull
 
 GRAVITY = 9.81  # m/s^2: the one value the geometry, URDF efforts, physics and metrics use
 REACH_FRACTION = 0.85  # a default-height leg reaches this share of its length at stance ends
@@ -40,7 +41,6 @@ FOOT_PAD_SINK = 0.1  # a foot pad sinks this share of the foot radius under an e
 PHYSICS_HZ = 240.0  # the default physics rate (Hz); a walker's own is a multiple of it
 CONTROL_HZ = 60.0  # the default control rate (Hz); a walker's own is a doubling of it
 CONTROL_STEPS_PER_FALL_TIME = 4.5  # a walker's own control rate steps at least this often
-PHYSICS_STEPS_PER_FALL_TIME = 14.0  # ... and its physics rate this often, per fall time
 PAD_SAMPLES = 2.0  # physics steps per period of a bare foot's ring on its pad, at least
 FOOT_PAD_DAMPING = 1.0  # the pad's damping ratio for that share of the mass (critical)
 
@@ -242,8 +242,6 @@ def body_origin(gait: Gait) -> tuple[float, float]:
     awkward catalog's forward_hex, all six legs ahead of it, crawled at half its speed);
     then the homes' centroid, so the body box, and with it the centre of mass, lies over
     the feet."""
-    from .polygon import convex_hull, nearest_in_hull
-
     homes = np.array([leg.home[:2] for leg in gait.legs], dtype=float)
     if float(np.hypot(*nearest_in_hull(np.zeros(2), convex_hull(homes)))) <= ORIGIN_TOL:
         return 0.0, 0.0
@@ -382,12 +380,11 @@ def physics_hz(geo: Geometry, n_feet: int | None = None, stiffness: float | None
       landing foot's contact flickers: generated walker 56 (80 g, a 9 mm shin, a bare foot
       ringing at 155 Hz) made 2.29 touchdowns per stance at 240 Hz and 0.99 at 480 Hz; the
       built-in walkers ring at 31-69 Hz;
-    - steps at least PHYSICS_STEPS_PER_FALL_TIME times per ``fall_time`` (the built-in
-      walkers 18-56 at 240 Hz; the hound at a tenth of its size, 12.5, fell at 240 Hz
-      whatever its control rate and walked at 480 Hz);
     - and is a whole number of ``control_hz`` periods.
 
-    Every built-in walker keeps 240 Hz."""
+    Every built-in walker keeps 240 Hz. (Not a rule here: a floor of 14 physics steps per
+    ``fall_time`` let the hound at a tenth of its size walk, at 480 Hz, but sent the horn
+    beetle at a tenth of its off heading, which walks at 240 Hz.)"""
     ring = unsprung_hz(geo, n_feet, stiffness)
     k = max(1, math.ceil(PAD_SAMPLES * ring / PHYSICS_HZ - 1e-9))
     rate = PHYSICS_HZ * k

@@ -231,7 +231,11 @@ def _limit_walkers(entry: Entry):
 
 
 @lru_cache(maxsize=128)
-def _limits(gait: Gait) -> tuple[np.ndarray, np.ndarray, float]:
+def _limits(gait: Gait) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """The legs' joint limits (lo, hi; legs x 3), the velocity limit, and the largest
+    |angle| each feet joint reaches (``feet.ankle_joint_names`` order) widened by the
+    margin and capped at ANKLE_LIMIT_CAP (empty without soles): the module docstring's
+    rule."""
     entry = Entry("walker", gait)
     lo = np.full((gait.n_legs, 3), np.inf)
     hi = np.full((gait.n_legs, 3), -np.inf)

@@ -53,7 +53,7 @@ import numpy as np
 from ..feet import HIP_YAW_LIMIT
 from ..footplan import FootPlanner, Steering
 from ..gait import smooth01
-from ..geometry import FOOT_PAD_SINK, GRAVITY, PHYSICS_HZ, control_hz, pad_shortfall
+from ..geometry import FOOT_PAD_SINK, GRAVITY, PHYSICS_HZ, control_hz, fall_time, pad_shortfall
 from ..ik import ScalarLeg
 from ..walker import Walker
 from . import stance as load
@@ -254,7 +254,7 @@ class GaitController:
         self._stand_h = self.geo.standing_height
         self._kp = cfg.kp if cfg.kp is not None else load.stance_gain(
             load.line_drift_growth(walker.entry), free=cfg.body == "free")
-        self._fall_time = math.sqrt(self._stand_h / load.GRAVITY)  # 1 / omega, seconds
+        self._fall_time = fall_time(self.geo)  # 1 / omega, seconds
         self._follow = self._follow_share(walker)
         self._weight = robot.mass * load.GRAVITY
         swing_time = (1.0 - self.gait.duty) * self._cycle / self.speed
