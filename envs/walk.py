@@ -32,7 +32,7 @@ from gaitsim.sim.controller import (
 from gaitsim.sim.engine import DEFAULT_ENGINE, load_robot
 from gaitsim.sim.metrics import ContactTally, support_margin, tilt_cos
 from gaitsim.sim.robot import Robot
-from gaitsim.sim.run import check_sim_hz, physics_walker_options
+from gaitsim.sim.run import check_sim_hz, physics_walker_options, run_rates
 from gaitsim.sim.world import DisplayError, display_available
 from gaitsim.terrain import Slope, scalar_height
 from gaitsim.walker import Walker, lean_cadence
@@ -99,9 +99,9 @@ class WalkEnv(gym.Env):
       a yaw rate instead (deg/s).
     - ``body``: "free", "assist" (virtual spring-damper on height, roll and pitch; bipeds
       need it) or "kinematic"; ``distance_source``: "command" or "odometry";
-      ``control_hz`` (default None: the walker's own, ``Body.control_hz``, 60 or a
-      doubling of it for a walker small enough to fall faster) must divide ``sim_hz``
-      (default None: the walker's own, ``Body.sim_hz``, 240 or a multiple of it);
+      ``control_hz`` (default None: the walker's own, 60 or a doubling of it for a walker
+      small enough to fall faster or on a faster servo clock) must divide ``sim_hz``
+      (default None: the walker's own, 240 or a multiple of it; both ``sim.run.run_rates``);
       ``solver_iterations``;
       ``push_at`` (s into each episode, default None: no push) and ``push_velocity`` (or
       range, m/s, positive to the walker's left): a sideways push, the whole body's
@@ -226,8 +226,6 @@ class WalkEnv(gym.Env):
         display = self._check_render(render_mode, render_size, engine)
         self._set_walker(walker, walker_options,
                          {"arms": arms, "twist": twist, "gaze": gaze, "lean": lean})  # fmt: skip
-        sim_hz = self.body.sim_hz if sim_hz is None else sim_hz
-        control_hz = self.body.control_hz if control_hz is None else control_hz
         self._set_controller(body, sim_hz, control_hz, distance_source, control_options)
         self.task = WalkTask(
             self.entry,
@@ -241,7 +239,7 @@ class WalkEnv(gym.Env):
                                       roughness_wavelength, terrain_seed, terrain_cell,
                                       friction)  # fmt: skip
         self.arena = Arena(
-            spec, sim_hz=sim_hz, solver_iterations=solver_iterations,
+            spec, sim_hz=self.sim_hz, solver_iterations=solver_iterations,
             gui=render_mode == "human", engine=engine,
         )  # fmt: skip
         self._set_push(push_at, push_velocity)
@@ -253,7 +251,7 @@ class WalkEnv(gym.Env):
         self.cover_steps = cover_steps
         # this instance's render modes: "human" only where a display exists
         modes = ["rgb_array"] + (["human"] if display else [])
-        self.metadata = {**type(self).metadata, "render_modes": modes, "render_fps": control_hz}
+        self.metadata = {**type(self).metadata, "render_modes": modes, "render_fps": self.config.control_hz}
 
         self._tables: OrderedDict = OrderedDict()  # Walker.key -> ReferenceTable
         self.robot: Robot | None = None
@@ -298,17 +296,24 @@ class WalkEnv(gym.Env):
         return display
 
     def _set_controller(self, body, sim_hz, control_hz, distance_source, control_options) -> None:
-        """Check the body mode and rates; the controller settings (``self.config``)."""
+        """Check the body mode and rates (None: the walker's own on the body mode's servo
+        clock, ``sim.run.run_rates``); the controller settings (``self.config``) and the
+        physics rate (``self.sim_hz``)."""
         if body not in BODY_MODES:
             raise ValueError(f"body must be one of {', '.join(BODY_MODES)}, got {body!r}")
+        options = dict(control_options or {})
+        clock, control_hz, sim_hz = run_rates(self.body, body, options.pop("servo_clock", None),
+                                              control_hz, sim_hz)  # fmt: skip
         check_sim_hz(sim_hz)  # a RunError is a ValueError
         world_substeps(1.0 / sim_hz, control_hz)  # raises if control_hz does not divide sim_hz
         self.config = ControlConfig(
             control_hz=float(control_hz),
             distance_source=distance_source,
             body=body,
-            **dict(control_options or {}),
+            servo_clock=clock,
+            **options,
         )
+        self.sim_hz = sim_hz
 
     def _set_walker(self, walker, walker_options, modes: dict) -> None:
         """The walker's entry, gait and body figures; its Walker options and upper-body
@@ -415,7 +420,7 @@ class WalkEnv(gym.Env):
         scenario = self._scenario(params)
         world, rebuilt = self.arena.ground(scenario)
         if rebuilt or self.robot is None:
-            self.robot = load_robot(world, self.body)
+            self.robot = load_robot(world, self.body, servo_clock=self.config.servo_clock)
             self.actions.bind(self.robot)
             self.mass = self.robot.mass
             self._drop_video()

@@ -1,14 +1,18 @@
 """The built-in walkers at other sizes: each scaled by k in every length and walked at
 sqrt(k) of its speed (``gaitsim.generate.scaled_entry``: the same gait at the same Froude
 number, so the same motion on a clock sqrt(k) as fast), 10 s on flat ground with its
-default body, at its own control rate (``Body.control_hz``) and held to 60 Hz.
+default body (``--body free``: free, the bipeds without their assist), at its own control
+rate and servo clock (``Body.control_hz``, ``Body.servo_clock``), held to 60 Hz, and
+(where its servo clock is above 1) with the tuned gains per second (servo clock 1).
 
 Run: python experiments/scaled_walkers.py [--walkers fox,hound] [--scales 0.05,0.1]
-[--workers 2] [--json FILE]
+[--body default|free] [--starts N] [--workers 2] [--json FILE]
 
-Prints a markdown table: per walker and scale, the standing height, the fall time's
-control steps at 60 Hz, the walker's own control and physics rates, and the verdict (and
-touchdowns per stance) at its own rate and at 60 Hz; then how many runs walked at each.
+Prints a markdown table: per walker, scale and start point (``--starts N``: episode seeds
+None, 1, ..., N - 1), the standing height, the fall time's control steps at 60 Hz, the
+walker's own control and physics rates and servo clock, and the verdict (and touchdowns
+per stance) at its own rates, at 60 Hz and on the tuned clock; then how many runs walked
+in each.
 """
 
 from __future__ import annotations
@@ -47,16 +51,20 @@ def run_cell(cell) -> dict:
     from gaitsim.sim.run import default_body, simulate
     from gaitsim.walker import resolve_entry
 
-    name, k = cell
+    name, k, body_mode, seed = cell
     entry = scaled_entry(resolve_entry(name), k)
     body = compile_body(entry)
-    mode = default_body(entry)
-    out = {"walker": name, "scale": k, "body": mode,
+    mode = default_body(entry) if body_mode == "default" else body_mode
+    out = {"walker": name, "scale": k, "body": mode, "seed": seed,
            "standing_height_m": body.geometry.standing_height,
            "steps_per_fall_time_at_60": 60.0 * fall_time(body.geometry),
-           "control_hz": body.control_hz, "sim_hz": body.sim_hz}  # fmt: skip
-    for label, hz in (("own", None), ("60", 60.0)):
-        s = simulate(entry, seconds=SECONDS, config=ControlConfig(body=mode, control_hz=hz))
+           "control_hz": body.control_hz, "sim_hz": body.sim_hz,
+           "servo_clock": body.servo_clock, "tuned": None}  # fmt: skip
+    variants = [("own", {}), ("60", {"control_hz": 60.0})]
+    if body.servo_clock != 1.0:
+        variants.append(("tuned", {"servo_clock": 1.0}))
+    for label, kw in variants:
+        s = simulate(entry, seconds=SECONDS, seed=seed, config=ControlConfig(body=mode, **kw))
         out[label] = {key: s.summary[key] for key in
                       ("verdict", "verdict_reason", "speed_ratio", "touchdowns_per_stance")}
     return out
@@ -65,17 +73,21 @@ def run_cell(cell) -> dict:
 def table(rows: list[dict]) -> str:
     """The markdown table of ``rows`` (``run_cell``'s dicts)."""
     def cell(r):
+        if r is None:
+            return "-"
         td = r["touchdowns_per_stance"]
         return f"{r['verdict']} ({'n/a' if td is None else f'{td:.2f}'})"
 
-    lines = ["| walker (body) | scale | stands (m) | steps per fall time at 60 Hz | own control "
-             "/ physics Hz | own rate: verdict (touchdowns / stance) | 60 Hz |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    lines = ["| walker (body) | scale | start | stands (m) | steps per fall time at 60 Hz | "
+             "own control / physics Hz, servo clock | own rates: verdict (touchdowns / "
+             "stance) | 60 Hz | servo clock 1 |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     for r in rows:
-        lines.append(f"| {r['walker']} ({r['body']}) | {r['scale']:g} | "
+        start = "default" if r["seed"] is None else r["seed"]
+        lines.append(f"| {r['walker']} ({r['body']}) | {r['scale']:g} | {start} | "
                      f"{r['standing_height_m']:.3f} | {r['steps_per_fall_time_at_60']:.2f} | "
-                     f"{r['control_hz']:g} / {r['sim_hz']:g} | {cell(r['own'])} | "
-                     f"{cell(r['60'])} |")  # fmt: skip
+                     f"{r['control_hz']:g} / {r['sim_hz']:g}, {r['servo_clock']:.2f} | "
+                     f"{cell(r['own'])} | {cell(r['60'])} | {cell(r['tuned'])} |")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -87,23 +99,35 @@ def main(argv=None) -> int:
     ap.add_argument("--scales", type=scales, default=SCALES,
                     help="comma-separated scale factors (default "
                          f"{','.join(f'{k:g}' for k in SCALES)})")
+    ap.add_argument("--body", choices=("default", "free"), default="default",
+                    help="default: each walker's own (the bipeds assisted); free: no assist")
+    ap.add_argument("--starts", type=int, default=1, metavar="N",
+                    help="run each from N start points (episode seeds None, 1, ..., N - 1)")
     ap.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--json", metavar="FILE", help="also write every run's figures here")
     args = ap.parse_args(argv)
     if args.workers < 1:
         ap.error("--workers must be at least 1")
+    if args.starts < 1:
+        ap.error("--starts must be at least 1")
     from tqdm import tqdm
 
     t0 = time.time()
-    cells = [(w, k) for w in args.walkers for k in args.scales]
+    seeds = [None, *range(1, args.starts)]
+    cells = [(w, k, args.body, s) for w in args.walkers for k in args.scales for s in seeds]
     with ProcessPoolExecutor(args.workers) as pool:
         rows = list(tqdm(pool.map(run_cell, cells), total=len(cells), desc="runs",
                          file=sys.stderr))  # fmt: skip
     print(table(rows))
     own = sum(r["own"]["verdict"] == "walked" for r in rows)
     at60 = sum(r["60"]["verdict"] == "walked" for r in rows)
-    print(f"\nwalked: {own} of {len(rows)} at their own control rates, {at60} at 60 Hz; "
-          f"wall time {time.time() - t0:.0f} s with {args.workers} workers")
+    clocked = [r for r in rows if r["tuned"] is not None]
+    tuned = sum(r["tuned"]["verdict"] == "walked" for r in clocked)
+    on_clock = sum(r["own"]["verdict"] == "walked" for r in clocked)
+    print(f"\nwalked: {own} of {len(rows)} at their own rates, {at60} at 60 Hz; of the "
+          f"{len(clocked)} on a servo clock above 1, {on_clock} on it and {tuned} on the "
+          f"tuned one (1); wall time {time.time() - t0:.0f} s with "
+          f"{args.workers} workers")
     if args.json:
         from gaitsim.catalog import atomic_write_text
 

@@ -20,7 +20,15 @@ import numpy as np
 
 from .catalog import Entry, Gait
 from .feet import SOLE_CORNERS, Sole, ankle_joint_names, corner_pad, soles
-from .geometry import GRAVITY, Geometry, control_hz, foot_pad, geometry, physics_hz
+from .geometry import (
+    GRAVITY,
+    Geometry,
+    control_hz,
+    foot_pad,
+    geometry,
+    physics_hz,
+    servo_clock,
+)
 from .upper import UpperGeometry, upper_geometry
 from .urdf import (
     ankle_limits,
@@ -85,15 +93,30 @@ class Body:
         return None if self.sole_pad is None else SOLE_CORNERS * self.sole_pad[0]
 
     @property
+    def servo_clock(self) -> float:
+        """How many times faster per second than the tuned gains its joint servos close
+        their errors when it walks free (``geometry.servo_clock``: above 1 only for small
+        walkers on soles; ``sim.run.run_rates`` picks a run's)."""
+        return servo_clock(self.geometry, self.soles is not None)
+
+    def rates(self, clock: float = 1.0) -> tuple[float, float]:
+        """The default control and physics rates (Hz) of this body with its servos on
+        ``clock`` (``geometry.control_hz``, ``geometry.physics_hz``; on soles, for
+        ``sole_stiffness``)."""
+        return (control_hz(self.geometry, clock),
+                physics_hz(self.geometry, stiffness=self.sole_stiffness, clock=clock))  # fmt: skip
+
+    @property
     def control_hz(self) -> float:
-        """The default control rate for this body (``geometry.control_hz``)."""
-        return control_hz(self.geometry)
+        """The default control rate for this body on the tuned gains (servo clock 1; a free
+        body on its own clock: ``rates(servo_clock)``)."""
+        return self.rates()[0]
 
     @property
     def sim_hz(self) -> float:
-        """The default physics rate for this body (``geometry.physics_hz``; on soles, for
-        ``sole_stiffness``)."""
-        return physics_hz(self.geometry, stiffness=self.sole_stiffness)
+        """The default physics rate for this body on the tuned gains (servo clock 1; a free
+        body on its own clock: ``rates(servo_clock)``)."""
+        return self.rates()[1]
 
 
 def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:

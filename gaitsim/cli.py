@@ -320,6 +320,7 @@ def _walk_table(s) -> str:
         ["engine", s.engine],
         ["physics rate (Hz)", _fmt(s.sim_hz, "g")],
         ["control rate (Hz)", _fmt(s.control_hz, "g")],
+        ["servo clock (x tuned gains per s)", _fmt(s.servo_clock, ".2f")],
         ["simulated s", _fmt(s.simulated_s, ".2f")],
         ["distance m", _fmt(s.distance_m)],
         ["speed m/s", _fmt(s.speed_m_s)],
@@ -556,13 +557,16 @@ def _walk_entry(args):
 def _walk_scenario(args, entry, video):
     """The run's Scenario and its control-step count, checked."""
     from .body import compile_body
+    from .scenario import resolve_body
     from .sim.controller import world_substeps
+    from .sim.run import run_rates
     from .sim.video import VideoError, check_format
 
     body = compile_body(entry)
-    sim_hz = body.sim_hz if getattr(args, "sim_hz", None) is None else args.sim_hz
     given = args.control_hz is not None
-    args.control_hz = args.control_hz if given else body.control_hz  # the walker's own
+    mode = resolve_body(entry, args.body)  # the walker's own rates on the run's servo clock
+    _, args.control_hz, sim_hz = run_rates(body, mode, None, args.control_hz,
+                                           getattr(args, "sim_hz", None))  # fmt: skip
     try:
         substeps = world_substeps(1.0 / sim_hz, args.control_hz)
     except ValueError as exc:

@@ -42,6 +42,12 @@ PHYSICS_HZ = 240.0  # the default physics rate (Hz); a walker's own is a multipl
 CONTROL_HZ = 60.0  # the default control rate (Hz); a walker's own is a doubling of it
 CONTROL_STEPS_PER_FALL_TIME = 4.5  # a walker's own control rate steps at least this often
 PAD_SAMPLES = 2.0  # physics steps per period of a bare foot's ring on its pad, at least
+SOLE_CLOCK_FALL_TIME = 0.2085  # s: the shortest fall time at which the gains of walkers
+# that balance on soles were tuned (the built-in bipeds: the raptor's 0.20858 s, rounded
+# down, and the mechanic's 0.23363 s); a smaller one runs its servos on its own, faster
+# clock (``servo_clock``)
+CLOCK_GAIN_SLACK = 1.25  # the servo clock raises the per-step gains up to this multiple of
+# the tuned ones; beyond it the control and physics rates double instead
 FOOT_PAD_DAMPING = 1.0  # the pad's damping ratio for that share of the mass (critical)
 
 
@@ -361,32 +367,71 @@ def fall_time(geo: Geometry) -> float:
     return math.sqrt(geo.standing_height / GRAVITY)
 
 
-def control_hz(geo: Geometry) -> float:
+def servo_clock(geo: Geometry, soles: bool = False) -> float:
+    """How many times faster (per second) than the tuned gains a walker's joint servos
+    close their errors: 1 for walkers on sphere feet, and for walkers on soles
+    SOLE_CLOCK_FALL_TIME / ``fall_time`` when that is above 1.
+
+    PyBullet's position motor closes a set share of an error per physics step, so a gain
+    held per second is a fixed bandwidth whatever the body's size, while a walker k times
+    smaller falls sqrt(k) times faster. Walkers on sphere feet stand on three or more of
+    them and do not mind (their gains were tuned on bodies whose fall times span 0.08-0.16
+    s). A biped balances on its soles by its servos: with the same gains per second the free
+    mechanic walked 10 s at half and twice its size but fell within 1.0-3.4 s at 0.15, 0.2
+    and 0.3 of it, at any control rate (60-240 Hz) or physics rate (240-960 Hz) alike (2 of
+    12 starts walked at 0.15-0.5 of its size). On its own clock (its gains stiffened per
+    second by this factor, its control and physics rates doubled as ``clock_rate_multiple``
+    says) 11 of those 12 walk. The clock is a free body's: the assist holds the body up
+    and level itself, and on it the tuned gains walk the smallest bipeds better (the
+    assisted raptor at 0.05 of its size went off heading on its clock, 4.5)."""
+    if not soles:
+        return 1.0
+    return max(1.0, SOLE_CLOCK_FALL_TIME / fall_time(geo))
+
+
+def clock_rate_multiple(clock: float) -> int:
+    """The smallest power of two at least ``clock / CLOCK_GAIN_SLACK``: the multiple of
+    the control and physics rates that keeps a servo clock's per-step gains within
+    CLOCK_GAIN_SLACK of the tuned ones (PyBullet's position motor overshoots once a
+    per-step gain passes 1: the ankles' 0.5 at twice that fell within 0.4 s)."""
+    m = 1
+    while m * CLOCK_GAIN_SLACK < clock - 1e-9:
+        m *= 2
+    return m
+
+
+def control_hz(geo: Geometry, clock: float = 1.0) -> float:
     """A walker's default control rate: CONTROL_HZ, or the smallest doubling of it that
-    steps at least CONTROL_STEPS_PER_FALL_TIME times per ``fall_time``. The built-in
-    walkers get 4.6-14 control steps per fall time at 60 Hz and the generated walkers
-    (seeds 0-799) 3.8 and more, so all keep 60 Hz; the fox and the hound at a tenth of
-    their size (2.6 and 3.1) fell within a second at 60 Hz."""
-    rate = CONTROL_HZ
+    steps at least CONTROL_STEPS_PER_FALL_TIME times per ``fall_time``, and at least the
+    rate multiple of the servo clock it runs on (``clock``: see ``servo_clock`` and
+    ``clock_rate_multiple``). The built-in walkers get 4.6-14 control steps per fall
+    time at 60 Hz and the generated walkers (seeds 0-799) 3.8 and more, so all keep 60 Hz;
+    the fox and the hound at a tenth of their size (2.6 and 3.1) fell within a second at 60
+    Hz."""
+    rate = CONTROL_HZ * clock_rate_multiple(clock)
     while rate * fall_time(geo) < CONTROL_STEPS_PER_FALL_TIME - 1e-9:
         rate *= 2.0
     return rate
 
 
-def physics_hz(geo: Geometry, n_feet: int | None = None, stiffness: float | None = None) -> float:
+def physics_hz(
+    geo: Geometry, n_feet: int | None = None, stiffness: float | None = None, clock: float = 1.0
+) -> float:
     """A walker's default physics rate: the smallest multiple of PHYSICS_HZ that
 
     - samples ``unsprung_hz`` at least PAD_SAMPLES times a period (Nyquist). Below that a
       landing foot's contact flickers: generated walker 56 (80 g, a 9 mm shin, a bare foot
       ringing at 155 Hz) made 2.29 touchdowns per stance at 240 Hz and 0.99 at 480 Hz; the
       built-in walkers ring at 31-69 Hz;
+    - is at least the rate multiple of the servo clock it runs on (``clock``,
+      ``clock_rate_multiple``);
     - and is a whole number of ``control_hz`` periods.
 
     Every built-in walker keeps 240 Hz. (Not a rule here: a floor of 14 physics steps per
     ``fall_time`` let the hound at a tenth of its size walk, at 480 Hz, but sent the horn
     beetle at a tenth of its off heading, which walks at 240 Hz.)"""
     ring = unsprung_hz(geo, n_feet, stiffness)
-    k = max(1, math.ceil(PAD_SAMPLES * ring / PHYSICS_HZ - 1e-9))
+    k = max(clock_rate_multiple(clock), math.ceil(PAD_SAMPLES * ring / PHYSICS_HZ - 1e-9))
     rate = PHYSICS_HZ * k
-    control = control_hz(geo)
+    control = control_hz(geo, clock)
     return math.ceil(rate / control - 1e-9) * control

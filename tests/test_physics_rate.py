@@ -19,14 +19,18 @@ from hypothesis import strategies as st
 from gaitsim.body import compile_body
 from gaitsim.generate import random_entry, scaled_entry
 from gaitsim.geometry import (
+    CLOCK_GAIN_SLACK,
     CONTROL_HZ,
     CONTROL_STEPS_PER_FALL_TIME,
     PAD_SAMPLES,
     PHYSICS_HZ,
+    SOLE_CLOCK_FALL_TIME,
+    clock_rate_multiple,
     control_hz,
     fall_time,
     foot_pad,
     physics_hz,
+    servo_clock,
     unsprung_hz,
 )
 from gaitsim.sim.common import gain_scale
@@ -166,18 +170,24 @@ def test_gaitsim_walk_prints_and_reports_the_rate(capsys):
 @given(st.integers(0, 10_000), st.sampled_from([1.0, 0.3, 0.1, 0.03]))
 def test_the_control_rate_is_the_smallest_doubling_of_60_hz_that_follows_the_fall(seed, k):
     """Any walker, at any size: 60 Hz times a power of two, at least
-    CONTROL_STEPS_PER_FALL_TIME steps per fall time, half of it less (or 60 Hz), and a
-    whole number of physics steps."""
+    CONTROL_STEPS_PER_FALL_TIME steps per fall time and the servo clock's rate multiple,
+    half of it less (or 60 Hz), and a whole number of physics steps."""
     from gaitsim.walker import resolve_entry
 
     body = compile_body(scaled_entry(random_entry(seed), k))
     geo = body.geometry
-    hz = control_hz(geo)
-    j = math.log2(hz / CONTROL_HZ)
-    assert j == int(j) and j >= 0, hz
-    assert hz * fall_time(geo) >= CONTROL_STEPS_PER_FALL_TIME - 1e-9
-    assert hz == CONTROL_HZ or hz / 2 * fall_time(geo) < CONTROL_STEPS_PER_FALL_TIME
-    assert body.control_hz == hz and body.sim_hz % hz == 0.0
+    clock = servo_clock(geo, body.soles is not None)
+    for c in {1.0, clock}:
+        hz = control_hz(geo, c)
+        j = math.log2(hz / CONTROL_HZ)
+        assert j == int(j) and j >= 0, hz
+        assert hz * fall_time(geo) >= CONTROL_STEPS_PER_FALL_TIME - 1e-9
+        floor = CONTROL_HZ * clock_rate_multiple(c)
+        assert hz >= floor
+        assert hz == floor or hz / 2 * fall_time(geo) < CONTROL_STEPS_PER_FALL_TIME
+        control, sim = body.rates(c)
+        assert control == hz and sim % hz == 0.0 and sim >= PHYSICS_HZ * floor / CONTROL_HZ
+    assert (body.control_hz, body.sim_hz) == body.rates(1.0)
     assert control_hz(compile_body(resolve_entry("fox")).geometry) == CONTROL_HZ
 
 
@@ -236,3 +246,123 @@ def test_the_env_and_the_cli_take_the_walker_s_control_rate(capsys):
     argv = ["walk", "fox", "-q", "--json", "--seconds", "0.2", "--control-hz", "120"]
     assert main(argv) in (0, 1)
     assert json.loads(capsys.readouterr().out)["control_hz"] == 120.0
+
+
+# ---------------------------------------------------------------------------- servo clock
+def test_the_servo_clock_by_hand():
+    """Walkers on sphere feet keep the tuned gains (clock 1) at any size; walkers on soles
+    run them SOLE_CLOCK_FALL_TIME / fall time faster per second when that is above 1: the
+    built-in bipeds (the raptor's 0.20858 s fall time is the reference, the mechanic's is
+    0.23363 s) 1, the mechanic at a fifth of its size (every length x 0.2: fall time x
+    sqrt(0.2)) 0.2085 / 0.10448 = 1.996, with its rates doubled on it (1.996 / 1.25 = 1.60
+    -> 2: 120 and 480 Hz; on the tuned gains 60 and 240), the raptor at 0.15 2.58 (-> 2.07:
+    x 4, 240 and 960 Hz); the mechanic at twice its size stays at 1."""
+    from gaitsim.walker import resolve_entry
+
+    mechanic = resolve_entry("mechanic")
+    assert SOLE_CLOCK_FALL_TIME == 0.2085
+    for name in BUILT_IN:
+        body = compile_body(name)
+        assert (body.servo_clock, body.control_hz, body.sim_hz) == (1.0, 60.0, 240.0), name
+    assert compile_body(scaled_entry(resolve_entry("fox"), 0.1)).servo_clock == 1.0
+    fifth = compile_body(scaled_entry(mechanic, 0.2))
+    assert fifth.servo_clock == pytest.approx(0.2085 / (0.23363 * math.sqrt(0.2)), rel=1e-4)
+    assert fifth.rates(fifth.servo_clock) == (120.0, 480.0)
+    assert fifth.rates() == (fifth.control_hz, fifth.sim_hz) == (60.0, 240.0)
+    small = compile_body(scaled_entry(resolve_entry("raptor"), 0.15))
+    assert small.servo_clock == pytest.approx(0.2085 / (0.20858 * math.sqrt(0.15)), rel=1e-4)
+    assert small.rates(small.servo_clock) == (240.0, 960.0)
+    assert compile_body(scaled_entry(mechanic, 2.0)).servo_clock == 1.0
+
+
+def test_a_run_takes_the_clock_of_its_body_mode():
+    """``sim.run.run_rates``: a free body runs on its own servo clock and the rates for it,
+    the assisted and the kinematic body on the tuned gains (1); a clock or rate asked for
+    is kept."""
+    from gaitsim.sim.run import run_rates
+    from gaitsim.walker import resolve_entry
+
+    fifth = compile_body(scaled_entry(resolve_entry("mechanic"), 0.2))
+    clock = fifth.servo_clock
+    assert run_rates(fifth, "free") == (clock, 120.0, 480.0)
+    assert run_rates(fifth, "assist") == run_rates(fifth, "kinematic") == (1.0, 60.0, 240.0)
+    assert run_rates(fifth, "assist", 2.0) == (2.0, 120.0, 480.0)
+    assert run_rates(fifth, "free", None, 240.0, 960.0) == (clock, 240.0, 960.0)
+
+
+def test_the_clock_s_rate_multiple_and_gain_scale_by_hand():
+    assert [clock_rate_multiple(c) for c in (1.0, 1.25, 1.26, 2.5, 2.51, 5.0, 5.1)] == [
+        1, 1, 2, 2, 4, 4, 8]  # fmt: skip
+    assert gain_scale(1.0 / 240.0, 1.0) == 1.0
+    assert gain_scale(1.0 / 480.0, 2.236) == pytest.approx(1.118)
+    assert gain_scale(1.0 / 960.0, 2.58) == pytest.approx(0.645)
+    # a physics rate forced below the body's own cuts the clock at CLOCK_GAIN_SLACK
+    assert gain_scale(1.0 / 240.0, 2.236) == pytest.approx(CLOCK_GAIN_SLACK)
+    # ... but never below the rate's own factor (a rate below 240 Hz, as before)
+    assert gain_scale(1.0 / 120.0, 2.0) == pytest.approx(2.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([1.0, 0.3, 0.1]))
+def test_at_its_own_rates_a_body_s_servos_run_on_its_clock(seed, k):
+    """Any walker, at any size, at its own physics rate: the per-step gains are at most
+    CLOCK_GAIN_SLACK times the tuned ones, and per second they are exactly its servo clock
+    times the tuned ones (PHYSICS_HZ x kp)."""
+    body = compile_body(scaled_entry(random_entry(seed), k))
+    clock = body.servo_clock
+    assert clock >= 1.0 and (clock == 1.0 or body.soles is not None)
+    sim_hz = body.rates(clock)[1]
+    factor = gain_scale(1.0 / sim_hz, clock)
+    assert factor <= CLOCK_GAIN_SLACK + 1e-9
+    assert factor * sim_hz == pytest.approx(PHYSICS_HZ * clock)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_each_engine_s_robot_takes_the_body_s_clock(engine):
+    from gaitsim.walker import resolve_entry
+
+    fifth = compile_body(scaled_entry(resolve_entry("mechanic"), 0.2))
+    with make_world(engine, Flat(), time_step=1.0 / 480.0) as world:
+        robot = load_robot(world, fifth)  # a robot alone: its body's own clock
+        assert robot.servo_clock == fifth.servo_clock
+        assert robot.gain_scale == pytest.approx(fifth.servo_clock / 2.0)
+
+
+@pytest.mark.slow
+def test_a_fifth_of_the_mechanic_walks_free_on_its_own_clock_and_falls_on_the_tuned_one():
+    """The free mechanic at a fifth of its size (legs 11 cm, 0.3 m/s), 6 s flat: on its
+    servo clock (2.0: 120 Hz control, 480 Hz physics) it walks; with the tuned gains per
+    second at its old rates (60 and 240 Hz) it falls (at 1.3 s in 10 s runs; 1.0-3.4 s over
+    0.15-0.3 of its size and three starts each, and at 60-240 Hz control or 240-960 Hz
+    physics alike)."""
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+    from gaitsim.walker import resolve_entry
+
+    fifth = scaled_entry(resolve_entry("mechanic"), 0.2)
+    own = simulate(fifth, seconds=6.0, config=ControlConfig(body="free")).summary
+    assert own["servo_clock"] == pytest.approx(1.996, abs=1e-3)
+    assert own["verdict"] == "walked", own["verdict_reason"]
+    assert 0.95 < own["speed_ratio"] < 1.05
+    tuned = simulate(fifth, seconds=6.0, sim_hz=240.0, config=ControlConfig(
+        body="free", control_hz=60.0, servo_clock=1.0)).summary  # fmt: skip
+    assert tuned["servo_clock"] == 1.0 and tuned["fell"], tuned["verdict_reason"]
+
+
+def test_the_servo_clock_can_be_set_and_is_checked():
+    """``ControlConfig.servo_clock`` overrides the body's (1: the tuned gains; 0.5: half as
+    stiff per second) on both engines' robots, and summaries report the one used; a bad
+    value is a ValueError naming the field."""
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+
+    assert simulate("fox", seconds=0.1).summary["servo_clock"] == 1.0
+    soft = simulate("fox", seconds=0.1, config=ControlConfig(servo_clock=0.5)).summary
+    assert soft["servo_clock"] == 0.5
+    assert gain_scale(1.0 / 240.0, 0.5) == 0.5 and gain_scale(1.0 / 480.0, 0.5) == 0.25
+    for engine in ENGINES:
+        with make_world(engine, Flat()) as world:
+            assert load_robot(world, "fox", servo_clock=0.5).gain_scale == 0.5
+    for bad in (0.0, -1.0, float("nan"), "2"):
+        with pytest.raises(ValueError, match="servo_clock"):
+            ControlConfig(servo_clock=bad)

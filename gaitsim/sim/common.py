@@ -14,7 +14,7 @@ import numpy as np
 
 from ..body import compile_body
 from ..feet import ankle_joint_angles
-from ..geometry import GRAVITY, PHYSICS_HZ
+from ..geometry import CLOCK_GAIN_SLACK, GRAVITY, PHYSICS_HZ
 from ..ik import leg_ik
 from ..terrain import Flat
 
@@ -74,14 +74,23 @@ class WorldBase:
         self.close()
 
 
-def gain_scale(dt: float) -> float:
+def gain_scale(dt: float, clock: float = 1.0) -> float:
     """The factor that turns a motor's position gain, given as PyBullet's per-step number at
     ``geometry.PHYSICS_HZ`` (every gain in gaitsim: ``ControlConfig.kp``, DEFAULT_KP), into
     the per-step number at time step ``dt``: ``PHYSICS_HZ * dt``. PyBullet's motor closes
     ``kp`` of a position error per physics step, so without it a walker run at twice the
     rate would get legs twice as stiff per second (measured on generated walker 121 at 480
-    Hz: 1.29 touchdowns per stance unscaled, 0.99 scaled). Exactly 1 at PHYSICS_HZ."""
+    Hz: 1.29 touchdowns per stance unscaled, 0.99 scaled). Exactly 1 at PHYSICS_HZ.
+
+    ``clock``: the body's servo clock (``geometry.servo_clock``), which makes the gains that
+    many times stiffer (below 1: softer) per second. At the body's own rates the factor
+    stays within ``CLOCK_GAIN_SLACK``; at a physics rate forced lower, a clock above 1 is
+    cut there (but never below the rate's own factor)."""
     k = PHYSICS_HZ * float(dt)
+    if clock < 1.0:
+        k *= clock
+    elif clock > 1.0:
+        k = min(k * clock, max(k, CLOCK_GAIN_SLACK))
     return 1.0 if abs(k - 1.0) < 1e-9 else k
 
 
@@ -101,7 +110,7 @@ class RobotBase:
     (put the URDF in the world, index joints and feet, set ``mass``, ``effort``, ``lower``,
     ``upper``) and the interface of ``gaitsim.sim.engine``. Position gains are PyBullet's
     per-step numbers at PHYSICS_HZ; each engine scales them by ``gain_scale`` (the
-    ``gain_scale`` attribute) for the world's own rate.
+    ``gain_scale`` attribute) for the world's own rate and the body's servo clock.
     """
 
     def __init__(
@@ -114,10 +123,14 @@ class RobotBase:
         fixed_base: bool = False,
         joint_positions=None,
         cache_dir=None,
+        servo_clock: float | None = None,
     ):
         self.world = world
-        self.gain_scale = gain_scale(world.dt)
         self.body = compile_body(entry, cache_dir=cache_dir)
+        # how much stiffer per second than the tuned gains the servos run (None: the body's
+        # own, ``Body.servo_clock``)
+        self.servo_clock = self.body.servo_clock if servo_clock is None else float(servo_clock)
+        self.gain_scale = gain_scale(world.dt, self.servo_clock)
         self.entry = self.body.entry
         self.gait = self.entry.gait
         self.geometry = self.body.geometry

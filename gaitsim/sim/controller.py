@@ -53,7 +53,7 @@ import numpy as np
 from ..feet import HIP_YAW_LIMIT
 from ..footplan import FootPlanner, Steering
 from ..gait import smooth01
-from ..geometry import FOOT_PAD_SINK, GRAVITY, PHYSICS_HZ, control_hz, fall_time, pad_shortfall
+from ..geometry import FOOT_PAD_SINK, GRAVITY, PHYSICS_HZ, fall_time, pad_shortfall
 from ..ik import ScalarLeg
 from ..walker import Walker
 from . import stance as load
@@ -102,8 +102,9 @@ class ControlConfig:
     ahead of the gait.
     """
 
-    control_hz: float | None = None  # None: the walker's own (``geometry.control_hz``: 60,
-    # or a doubling of it for a walker small enough to fall faster than 60 Hz can follow)
+    control_hz: float | None = None  # None: the walker's own (``Body.rates``: 60, or a
+    # doubling of it for a walker small enough to fall faster than 60 Hz can follow, or
+    # whose servo clock runs faster: ``geometry.servo_clock``)
     distance_source: str = "command"
     body: str = "free"
     kp: float | None = None  # PyBullet position gain of stance legs; None: the gait's own
@@ -140,6 +141,10 @@ class ControlConfig:
     min_load: float = 0.05  # a stance foot's share of the weight is at least this (x ramp)
     attitude_gain: float = 1.0  # the stance forces right the body's tilt ...
     attitude_damping: float = 1.0  # ... and damp its tilt rate
+    servo_clock: float | None = None  # how many times stiffer per second than the tuned
+    # gains the joint servos run; None: a free body's own (``Body.servo_clock``: 1, or
+    # above 1 for a small walker on soles), 1 with the assist or the kinematic body
+    # (``sim.run.run_rates``); 1: the tuned gains
     kp_hip_yaw: float = 0.03  # PyBullet position gain of a leg's hip yaw (soles with
     # ``hip_yaw``), stance and swing: a planted sole's friction holds only a small twist,
     # and a stiffer yaw servo spins the body and the sole with it (README, bipeds)
@@ -162,9 +167,11 @@ class ControlConfig:
         _choice("distance_source", self.distance_source, DISTANCE_SOURCES)
         _choice("body", self.body, BODY_MODES)
         _choice("plant_lock", self.plant_lock, PLANT_LOCKS)
-        hz = self.control_hz
-        if hz is not None and not (math.isfinite(hz) and hz > 0):
-            raise ValueError(f"control_hz must be positive, got {hz!r}")
+        for name in ("control_hz", "servo_clock"):
+            hz = getattr(self, name)
+            if hz is not None and not (isinstance(hz, (int, float)) and math.isfinite(hz)
+                                       and hz > 0):  # fmt: skip
+                raise ValueError(f"{name} must be a positive number or None, got {hz!r}")
         for name in ("kp", "kp_swing", "kp_land", "kp_hip_yaw"):
             v = getattr(self, name)
             if v is None and name == "kp":
@@ -226,7 +233,7 @@ class GaitController:
         self.world, self.robot, self.walker = world, robot, walker
         cfg = config if config is not None else ControlConfig()
         if cfg.control_hz is None:  # the walker's own rate
-            cfg = dataclasses.replace(cfg, control_hz=control_hz(walker.geometry))
+            cfg = dataclasses.replace(cfg, control_hz=robot.body.rates(robot.servo_clock)[0])
         self.config = cfg
         self.substeps = world_substeps(world.dt, cfg.control_hz)
         self.dt = self.substeps * world.dt

@@ -200,9 +200,8 @@ def simulate(
     push = check_push(push_at, push_velocity, seconds)
     body = compile_body(walker)
     entry = body.entry
-    sim_hz = body.sim_hz if sim_hz is None else check_sim_hz(sim_hz)
+    config, sim_hz = _with_rates(body, config, sim_hz)
     start, friction = _spread(entry, speed_scale, friction, seed)
-    config = config if config is not None else ControlConfig()
     options = physics_walker_options(walker_options)
     # the upright lean's cadence: a faster step downhill is a faster walk
     terrain = terrain if terrain is not None else Flat()
@@ -220,7 +219,7 @@ def simulate(
         solver_iterations=solver_iterations,
     )
     try:
-        robot = load_robot(world, body)
+        robot = load_robot(world, body, servo_clock=config.servo_clock)
         horizon = start + speed * min(seconds, TABLE_AHEAD_S) * 1.05 + kin.cycle
         ctl = GaitController(world, robot, kin, config, start=start, horizon=horizon)
         _walk(ctl, kin, round(seconds / ctl.dt), stop_on_fall, on_step, push)
@@ -230,9 +229,9 @@ def simulate(
             walker=entry.name, terrain=terrain.describe(), path=type(path).__name__,
             speed_scale=speed_scale, body=config.body, distance_source=config.distance_source,
             swing=kin.swing, catalog_duty=entry.gait.duty, seconds=seconds, seed=seed,
-            line_drift_growth=line_drift_growth(entry),
-            friction=friction, engine=engine, sim_hz=sim_hz,
-            control_hz=ctl.config.control_hz, push_at_s=push_at,
+            line_drift_growth=line_drift_growth(entry), friction=friction, engine=engine,
+            sim_hz=sim_hz, control_hz=ctl.config.control_hz, servo_clock=robot.servo_clock,
+            push_at_s=push_at,
             push_velocity_m_s=push_velocity if push_at is not None else 0.0,
         )  # fmt: skip
         summary["verdict"], summary["verdict_reason"] = verdict(summary)
@@ -256,6 +255,30 @@ def check_seconds(seconds: float) -> None:
         raise RunError(
             f"seconds must be in (0, {MAX_SECONDS:g}] (10 simulated hours), got {seconds!r}"
         )
+
+
+def _with_rates(body, config: ControlConfig | None, sim_hz):
+    """``config`` (None: the defaults) with its servo clock and control rate resolved for
+    ``body`` (``run_rates``), and the physics rate, checked."""
+    config = config if config is not None else ControlConfig()
+    clock, control_hz, sim_hz = run_rates(body, config.body, config.servo_clock,
+                                          config.control_hz, sim_hz)  # fmt: skip
+    sim_hz = check_sim_hz(sim_hz)
+    return dataclasses.replace(config, control_hz=control_hz, servo_clock=clock), sim_hz
+
+
+def run_rates(body, mode: str, servo_clock: float | None = None,
+              control_hz: float | None = None, sim_hz: float | None = None):  # fmt: skip
+    """A run's servo clock, control rate and physics rate (Hz) for ``body`` (a Body) in body
+    mode ``mode``: each as given, or by default the body's own servo clock for a free body
+    and 1 (the tuned gains) with the assist or the kinematic body, which hold the body up
+    and level themselves (``geometry.servo_clock``), and the body's rates on that clock
+    (``Body.rates``)."""
+    if servo_clock is None:
+        servo_clock = body.servo_clock if mode == "free" else 1.0
+    own_control, own_sim = body.rates(servo_clock)
+    return (float(servo_clock), own_control if control_hz is None else control_hz,
+            own_sim if sim_hz is None else sim_hz)  # fmt: skip
 
 
 def check_sim_hz(sim_hz) -> float:

@@ -122,6 +122,9 @@ class RunSummary:
     engine: str = "pybullet"  # the physics engine (a summary from before engines: pybullet)
     sim_hz: float = 240.0  # the physics rate (a summary from before derived rates: 240)
     control_hz: float = 60.0  # the control rate (a summary from before derived rates: 60)
+    # how many times stiffer per second than the tuned gains the joint servos ran
+    # (``geometry.servo_clock``: above 1 for small walkers on soles; before it: 1)
+    servo_clock: float = 1.0
     push_at_s: float | None = None  # a sideways push's time, None without one
     push_velocity_m_s: float = 0.0  # its velocity change, m/s (positive to the left)
     # -- the verdict (gaitsim.sim.metrics.verdict)
