@@ -251,7 +251,8 @@ class WalkEnv(gym.Env):
         self.cover_steps = cover_steps
         # this instance's render modes: "human" only where a display exists
         modes = ["rgb_array"] + (["human"] if display else [])
-        self.metadata = {**type(self).metadata, "render_modes": modes, "render_fps": self.config.control_hz}
+        self.metadata = {**type(self).metadata, "render_modes": modes,
+                         "render_fps": self.config.control_hz}  # fmt: skip
 
         self._tables: OrderedDict = OrderedDict()  # Walker.key -> ReferenceTable
         self.robot: Robot | None = None

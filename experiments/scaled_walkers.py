@@ -2,8 +2,9 @@
 sqrt(k) of its speed (``gaitsim.generate.scaled_entry``: the same gait at the same Froude
 number, so the same motion on a clock sqrt(k) as fast), 10 s on flat ground with its
 default body (``--body free``: free, the bipeds without their assist), at its own control
-rate and servo clock (``Body.control_hz``, ``Body.servo_clock``), held to 60 Hz, and
-(where its servo clock is above 1) with the tuned gains per second (servo clock 1).
+rates and servo clock (``sim.run.run_rates``: a free walker on soles smaller than the
+built-in bipeds runs on a clock above 1), held to 60 Hz control, and (where its clock is
+above 1) on the tuned gains (servo clock 1, at the rates for it).
 
 Run: python experiments/scaled_walkers.py [--walkers fox,hound] [--scales 0.05,0.1]
 [--body default|free] [--starts N] [--workers 2] [--json FILE]
@@ -48,20 +49,21 @@ def run_cell(cell) -> dict:
     from gaitsim.generate import scaled_entry
     from gaitsim.geometry import fall_time
     from gaitsim.sim.controller import ControlConfig
-    from gaitsim.sim.run import default_body, simulate
+    from gaitsim.sim.run import default_body, run_rates, simulate
     from gaitsim.walker import resolve_entry
 
     name, k, body_mode, seed = cell
     entry = scaled_entry(resolve_entry(name), k)
     body = compile_body(entry)
     mode = default_body(entry) if body_mode == "default" else body_mode
+    clock, control_hz, sim_hz = run_rates(body, mode)  # the run's own
     out = {"walker": name, "scale": k, "body": mode, "seed": seed,
            "standing_height_m": body.geometry.standing_height,
            "steps_per_fall_time_at_60": 60.0 * fall_time(body.geometry),
-           "control_hz": body.control_hz, "sim_hz": body.sim_hz,
-           "servo_clock": body.servo_clock, "tuned": None}  # fmt: skip
+           "control_hz": control_hz, "sim_hz": sim_hz, "servo_clock": clock,
+           "tuned": None}  # fmt: skip
     variants = [("own", {}), ("60", {"control_hz": 60.0})]
-    if body.servo_clock != 1.0:
+    if clock != 1.0:
         variants.append(("tuned", {"servo_clock": 1.0}))
     for label, kw in variants:
         s = simulate(entry, seconds=SECONDS, seed=seed, config=ControlConfig(body=mode, **kw))
