@@ -262,8 +262,9 @@ class Scenario:
     lean: bool = False
     seconds: float = 20.0
     seed: int | None = None
-    control_hz: float | None = None  # None: the body's own (Body.control_hz)
-    sim_hz: float | None = None  # None: the body's own (Body.sim_hz)
+    control_hz: float | None = None  # None: the body's own (sim.run.run_rates: Body.rates
+    # on the run's servo clock)
+    sim_hz: float | None = None  # None: the body's own (likewise)
     solver_iterations: int = 50
     engine: str = "pybullet"
     push_at: float | None = None
