@@ -366,3 +366,39 @@ def test_the_servo_clock_can_be_set_and_is_checked():
     for bad in (0.0, -1.0, float("nan"), "2"):
         with pytest.raises(ValueError, match="servo_clock"):
             ControlConfig(servo_clock=bad)
+
+
+def test_gaitsim_walk_and_the_env_run_a_small_free_biped_on_its_clock(tmp_path, capsys):
+    """A user's catalog with the mechanic at a fifth of its size: ``gaitsim walk --body
+    free`` reports its clock (2.0) and the rates for it (120 / 480 Hz), with the assist the
+    tuned gains at 60 / 240 Hz; the env takes the same rates and clock."""
+    import json
+
+    import gymnasium as gym
+
+    from gaitsim.catalog import entry_to_dict
+    from gaitsim.cli import main
+    from gaitsim.walker import resolve_entry
+
+    fifth = scaled_entry(resolve_entry("mechanic"), 0.2)
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps({fifth.name: entry_to_dict(fifth)}))
+    runs = {}
+    for body in ("free", "assist"):
+        argv = ["walk", fifth.name, "--catalog", str(path), "--body", body, "--seconds",
+                "0.2", "--json", "-q"]  # fmt: skip
+        assert main(argv) in (0, 1)
+        runs[body] = json.loads(capsys.readouterr().out)
+    free, assist = runs["free"], runs["assist"]
+    assert free["servo_clock"] == pytest.approx(1.996, abs=1e-3)
+    assert (free["control_hz"], free["sim_hz"]) == (120.0, 480.0)
+    assert (assist["servo_clock"], assist["control_hz"], assist["sim_hz"]) == (1.0, 60.0, 240.0)
+    env = gym.make("gaitsim/Walk-v0", walker=fifth, body="free")
+    try:
+        inner = env.unwrapped
+        assert inner.config.control_hz == 120.0 and inner.sim_hz == 480.0
+        assert inner.config.servo_clock == pytest.approx(1.996, abs=1e-3)
+        env.reset(seed=0)
+        assert inner.robot.servo_clock == inner.config.servo_clock
+    finally:
+        env.close()
