@@ -843,8 +843,9 @@ def _scenario_args(p) -> None:
         default=None,
         metavar="HZ",
         help=f"control rate; must divide the physics rate ({SIM_HZ:g} Hz, or a multiple of "
-        "it for a walker whose bare feet ring faster on their pads); default: the walker's "
-        "own, 60 Hz or, for a walker small enough to fall faster, a doubling of it",
+        "it for a walker whose bare feet ring faster on their pads or, free on soles, whose "
+        "servo clock runs faster); default: the walker's own, 60 Hz or, for a walker small "
+        "enough to fall faster, a doubling of it",
     )
     p.add_argument(
         "--friction",

@@ -402,3 +402,21 @@ def test_gaitsim_walk_and_the_env_run_a_small_free_biped_on_its_clock(tmp_path, 
         assert inner.robot.servo_clock == inner.config.servo_clock
     finally:
         env.close()
+
+
+def test_a_controller_refuses_a_clock_its_robot_was_not_loaded_with():
+    """The robot's gains are set when it is loaded: a ``servo_clock`` in the controller's
+    config that differs from the robot's is a ValueError saying how to load it, not a
+    setting silently ignored; the robot's own clock, or None, is accepted."""
+    from gaitsim.path import Straight
+    from gaitsim.sim.controller import ControlConfig, GaitController
+    from gaitsim.walker import Walker, resolve_entry
+
+    entry = resolve_entry("fox")
+    kin = Walker(entry, Flat(), Straight(), 1.0)
+    with make_world("pybullet", Flat()) as world:
+        robot = load_robot(world, entry)
+        with pytest.raises(ValueError, match=r"load_robot\(world, body, servo_clock=0.5\)"):
+            GaitController(world, robot, kin, ControlConfig(servo_clock=0.5))
+        for clock in (None, 1.0):
+            GaitController(world, robot, kin, ControlConfig(servo_clock=clock), record=False)

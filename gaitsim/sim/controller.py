@@ -168,10 +168,10 @@ class ControlConfig:
         _choice("body", self.body, BODY_MODES)
         _choice("plant_lock", self.plant_lock, PLANT_LOCKS)
         for name in ("control_hz", "servo_clock"):
-            hz = getattr(self, name)
-            if hz is not None and not (isinstance(hz, (int, float)) and math.isfinite(hz)
-                                       and hz > 0):  # fmt: skip
-                raise ValueError(f"{name} must be a positive number or None, got {hz!r}")
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, float)) and math.isfinite(v)
+                                      and v > 0):  # fmt: skip
+                raise ValueError(f"{name} must be a positive number or None, got {v!r}")
         for name in ("kp", "kp_swing", "kp_land", "kp_hip_yaw"):
             v = getattr(self, name)
             if v is None and name == "kp":
@@ -200,6 +200,17 @@ class ControlConfig:
                 raise ValueError(f"{name} is a share in [0, 1], got {v!r}")
         if self.load_ramp > 0.5:
             raise ValueError(f"load_ramp is at most half a stance (0.5), got {self.load_ramp!r}")
+
+
+def _check_clock(cfg: ControlConfig, robot) -> None:
+    """A ValueError unless ``cfg.servo_clock`` (if given) is the one the robot was loaded
+    with: the robot's gains are set when it is loaded, so a clock in the config alone would
+    be silently ignored."""
+    clock = cfg.servo_clock
+    if clock is not None and abs(clock - robot.servo_clock) > 1e-12:
+        raise ValueError(f"servo_clock {clock:g} differs from the robot's "
+                         f"{robot.servo_clock:g}: load the robot with "
+                         f"load_robot(world, body, servo_clock={clock:g})")  # fmt: skip
 
 
 def _choice(name: str, value, choices) -> None:
@@ -232,6 +243,7 @@ class GaitController:
     ):
         self.world, self.robot, self.walker = world, robot, walker
         cfg = config if config is not None else ControlConfig()
+        _check_clock(cfg, robot)
         if cfg.control_hz is None:  # the walker's own rate
             cfg = dataclasses.replace(cfg, control_hz=robot.body.rates(robot.servo_clock)[0])
         self.config = cfg
