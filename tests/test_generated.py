@@ -207,6 +207,35 @@ def test_generated_gaits_with_flight_phases_walk_with_the_assist(seed):
     assert np.isfinite(share) and s["verdict"] == ("walked" if share <= 0.3 else "carried")
 
 
+def test_a_hip_yaw_is_stiff_only_for_gaits_with_flight_phases():
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.stance import FLIGHT_HIP_YAW_KP, HIP_YAW_KP, hip_yaw_gain
+
+    assert (hip_yaw_gain(0.49), hip_yaw_gain(0.5), hip_yaw_gain(0.7)) == (0.3, 0.03, 0.03)
+    assert (FLIGHT_HIP_YAW_KP, HIP_YAW_KP) == (0.3, 0.03)
+    assert ControlConfig().kp_hip_yaw is None  # the gait's own unless asked for
+    with pytest.raises(ValueError, match="kp_hip_yaw"):
+        ControlConfig(kp_hip_yaw=0.0)
+
+
+@pytest.mark.parametrize("seed", [1095, 1097])
+def test_a_small_two_legged_runner_keeps_its_heading_on_its_stiff_hip_yaw(seed):
+    # generated runners (duty 0.36 and 0.39, 28 g and 190 g) under the assist, 4 s flat: on
+    # the soft hip yaw of the walking bipeds they turned off their path (17-21 deg) and
+    # landed 1.6-2.0 times per stance; on the gait's own (0.3) they walk their heading
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import default_body, simulate
+
+    entry = random_entry(seed)
+    assert entry.gait.n_legs == 2 and entry.gait.duty < 0.5 and default_body(entry) == "assist"
+    runs = {k: simulate(entry, seconds=4.0, config=ControlConfig(body="assist", kp_hip_yaw=k))
+            for k in (None, 0.03)}  # fmt: skip
+    own, soft = (runs[k].summary for k in (None, 0.03))
+    assert own["verdict"] == "walked" and own["heading_error_deg"] < 10.0, seed
+    assert own["touchdowns_per_stance"] <= 1.1, seed
+    assert soft["verdict"] != "walked" and soft["heading_error_deg"] > 15.0, seed
+
+
 # on MuJoCo (the engine issue): the same walkers, the same bounds
 
 

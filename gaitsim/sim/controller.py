@@ -145,9 +145,10 @@ class ControlConfig:
     # gains the joint servos run; None: a free body's own (``Body.servo_clock``: 1, or
     # above 1 for a small walker on soles), 1 with the assist or the kinematic body
     # (``sim.run.run_rates``); 1: the tuned gains
-    kp_hip_yaw: float = 0.03  # PyBullet position gain of a leg's hip yaw (soles with
-    # ``hip_yaw``), stance and swing: a planted sole's friction holds only a small twist,
-    # and a stiffer yaw servo spins the body and the sole with it (README, bipeds)
+    kp_hip_yaw: float | None = None  # PyBullet position gain of a leg's hip yaw (soles
+    # with ``hip_yaw``), stance and swing; None: the gait's own (``stance.hip_yaw_gain``:
+    # 0.03, since a planted sole's friction holds only a small twist and a stiffer yaw
+    # servo spins the body and the sole with it; 0.3 for a gait with flight phases)
     motor_share: float = 0.5  # stance motors push a foot with at most this share of its load
     motor_floor: float = 0.1  # ... plus this share of the mean weight per leg
     margin_band: float = 0.1  # legs stiffen as the support margin falls through this band
@@ -174,7 +175,7 @@ class ControlConfig:
                 raise ValueError(f"{name} must be a positive number or None, got {v!r}")
         for name in ("kp", "kp_swing", "kp_land", "kp_hip_yaw"):
             v = getattr(self, name)
-            if v is None and name == "kp":
+            if v is None and name in ("kp", "kp_hip_yaw"):
                 continue
             if not (math.isfinite(v) and 0 < v <= 1):
                 raise ValueError(f"{name} is PyBullet's position gain, in (0, 1]; got {v!r}")
@@ -304,8 +305,13 @@ class GaitController:
                           and any(q.hip_yaw for q in walker.soles) else None)  # fmt: skip
         self._mounts = [(float(m[0]), float(m[1])) for m in self.geo.chain.mount]
         self._foot_gains = (None if self._hip_turn is None else
-                            self.soles.gains(DEFAULT_KP, self.config.kp_hip_yaw))  # fmt: skip
+                            self.soles.gains(DEFAULT_KP, self._hip_yaw_kp()))  # fmt: skip
         self.reset(start)
+
+    def _hip_yaw_kp(self) -> float:
+        """``ControlConfig.kp_hip_yaw``, or the gait's own (``stance.hip_yaw_gain``)."""
+        kp = self.config.kp_hip_yaw
+        return load.hip_yaw_gain(self.gait.duty) if kp is None else float(kp)
 
     def _follow_share(self, walker: Walker) -> float:
         """``ControlConfig.foothold_follow``, or the gait's own (``stance.foothold_follow``
