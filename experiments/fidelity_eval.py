@@ -5,9 +5,10 @@ start and from episode seed 1, a 5 deg climb, a 5 deg descent and 1 cm rough gro
 
 Run: python experiments/fidelity_eval.py [--engine pybullet|mujoco] [--workers 2]
 [--seconds 10] [--json FILE] [--seeds A-B] [--conditions C,C] [--no-built-in]
-[--catalog FILE] [--lopsided-knees] (a user's own walkers; those with fewer than four
+[--catalog FILE] [--lopsided-knees | --mixed-legs] (a user's own walkers; those with fewer than four
 legs or duty < 0.5 are run on their default body and judged by their verdict alone;
-``--lopsided-knees``: the generated walkers drawn with one hind knee forward, one back)
+``--lopsided-knees``: the generated walkers drawn with one hind knee forward, one back;
+``--mixed-legs``: drawn with legs that differ from pair to pair)
 (``--seeds 40-99 --conditions flat --no-built-in``: a fresh sample of walkers, flat only)
 
 The bounds checked (a run that misses one is listed with the reason):
@@ -40,15 +41,19 @@ DUTY_MAX, DUTY_MEAN, TD_FLAT, TD_OFF, TIMING, SPEED = 0.08, 0.05, 1.2, 1.5, 0.10
 SLIP_BEFORE_MM = {"fox": 4.2, "hound": 5.7, "horn_beetle": 2.0, "spider_bot": 1.6}
 
 
-def generated_seeds(seeds=SEED_RANGE, lopsided: bool = False) -> list[int]:
+def generated_seeds(seeds=SEED_RANGE, lopsided: bool = False, mixed: bool = False) -> list[int]:
     """The seeds among ``seeds`` (default 0-39) whose walker has four or more legs and
     duty >= 0.5; ``lopsided``: only those whose walker drawn with ``lopsided_knees`` (one
-    hind knee forward, one back) differs from the plain one."""
+    hind knee forward, one back) differs from the plain one; ``mixed``: those whose walker
+    drawn with ``mixed_legs`` (legs that differ pair to pair) is within the bounds."""
     from gaitsim.generate import random_entry
 
     out = [s for s in seeds if in_bounds(random_entry(s).gait)]
     if lopsided:
         out = [s for s in out if random_entry(s, lopsided_knees=True) != random_entry(s)]
+    if mixed:  # (the bounds again: leaving a leg out can leave a gait of fewer legs)
+        out = [s for s in seeds if in_bounds((e := random_entry(s, mixed_legs=True)).gait)
+               and e != random_entry(s)]  # fmt: skip
     return out
 
 
@@ -66,6 +71,8 @@ def walker_of(name: str):
         return load_catalog(path)[walker]
     if name.startswith("lopsided"):  # a generated walker with lopsided hind knees
         return random_entry(int(name[8:]), lopsided_knees=True)
+    if name.startswith("mixed"):  # a generated walker whose legs differ pair to pair
+        return random_entry(int(name[5:]), mixed_legs=True)
     return random_entry(int(name[4:])) if name.startswith("seed") else resolve_entry(name)
 
 
@@ -265,6 +272,13 @@ def main(argv=None) -> int:
         "lopsidedN; the other seeds are left out",
     )
     ap.add_argument(
+        "--mixed-legs",
+        action="store_true",
+        help="run the seeds' walkers drawn with legs that differ from pair to pair "
+        "(gaitsim.generate.random_walker's mixed_legs: lengths, bone ratios, knees, "
+        "spacing, track, phases), as mixedN",
+    )
+    ap.add_argument(
         "--set",
         metavar="FIELD=VALUE",
         type=config_setting,
@@ -282,6 +296,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.workers < 1 or not (math.isfinite(args.seconds) and args.seconds > 0):
         ap.error("--workers must be at least 1 and --seconds positive")
+    if args.lopsided_knees and args.mixed_legs:
+        ap.error("--lopsided-knees and --mixed-legs are two different samples: give one")
     from tqdm import tqdm
 
     from gaitsim.catalog import atomic_write_text
@@ -289,8 +305,9 @@ def main(argv=None) -> int:
     names = [] if args.no_built_in else list(BUILT_IN)
     if args.seeds is None:
         args.seeds = range(0) if args.catalog else SEED_RANGE
-    prefix = "lopsided" if args.lopsided_knees else "seed"
-    names += [f"{prefix}{s}" for s in generated_seeds(args.seeds, args.lopsided_knees)]
+    prefix = "lopsided" if args.lopsided_knees else "mixed" if args.mixed_legs else "seed"
+    names += [f"{prefix}{s}" for s in generated_seeds(args.seeds, args.lopsided_knees,
+                                                       args.mixed_legs)]  # fmt: skip
     if args.catalog:
         from gaitsim.catalog import CatalogError
 

@@ -54,6 +54,7 @@ def random_walker(
     duty: float | None = None,
     upper: bool = False,
     lopsided_knees: bool = False,
+    mixed_legs: bool = False,
 ) -> dict:
     """One plausible walker as a catalog object ``{name: {"gait": {...}}}`` (Gaitkit frame:
     x left, y up, z forward). ``legs``, ``knee`` and ``duty`` pin those draws; ``upper``
@@ -65,7 +66,7 @@ def random_walker(
     ``lopsided_knees`` draws that flip for each hind leg on its own, so a hind pair may
     have one knee forward and one back: the walkers gaitsim 0.x drew by mistake for 19 of
     seeds 0-399, kept for stress tests (the random draws are the same either way, so every
-    other walker is unchanged)."""
+    other walker is unchanged). ``mixed_legs``: legs that differ pair to pair (``mix_legs``)."""
     rng = np.random.default_rng(seed)
     n = int(legs) if legs is not None else int(rng.choice(LEG_COUNTS))
     if n < 2 or n % 2:
@@ -121,7 +122,69 @@ def random_walker(
     }
     if upper:
         gait["upper_body"] = random_upper_body(rng, n, length)
+    if mixed_legs and n > 2:
+        gait = mix_legs(gait, seed)
     return {f"generated_{seed}": {"gait": gait}}
+
+
+MIX_LENGTH = (1.0, 1.6)  # a pair's leg length as a multiple of the drawn (shortest) one
+MIX_RATIO = (0.75, 1.35)  # its bone ratio (upper / lower) times the drawn one
+MIX_SPACING = (0.75, 1.3)  # each gap between pairs times the drawn spacing
+MIX_TRACK = (0.8, 1.25)  # each pair's feet across times the drawn track
+MIX_PHASE = 0.04  # phases move by up to this much
+
+
+def mix_legs(gait: dict, seed: int, tries: int = 20) -> dict:
+    """``gait`` (a generated catalog gait) with legs that differ from pair to pair: each
+    pair's length (never shorter than drawn, so the stride and lift still fit), bone ratio,
+    gap to the pair in front and track drawn anew; on hanging legs, half the time each
+    pair's knee kind; every phase moved by up to MIX_PHASE; from six legs on, a quarter of
+    the time the last leg left out. Drawn from their own generator (``seed``), and drawn
+    again (up to ``tries`` times) until the gait parses and some hip height serves every leg
+    (``geometry``); the drawn gait as it was if none does."""
+    from .geometry import geometry
+
+    rng = np.random.default_rng([seed, 1])
+    for _ in range(tries):
+        mixed = _mixed(gait, rng)
+        try:
+            (entry,) = parse_catalog({"mixed": {"gait": mixed}}).values()
+            geometry(entry.gait)
+        except ValueError:  # CatalogError is one
+            continue
+        return mixed
+    return gait
+
+
+def _mixed(gait: dict, rng: np.random.Generator) -> dict:
+    """One draw of ``mix_legs``."""
+    segs = gait["segments"]
+    fronts = sorted({s["home"][2] for s in segs}, reverse=True)  # one per pair, front first
+    pairs = len(fronts)
+    length = [_log_uniform(rng, *MIX_LENGTH) for _ in range(pairs)]
+    ratio = [_log_uniform(rng, *MIX_RATIO) for _ in range(pairs)]
+    track = [float(rng.uniform(*MIX_TRACK)) for _ in range(pairs)]
+    gap = [float(rng.uniform(*MIX_SPACING)) for _ in range(pairs)]
+    knees = None
+    if segs[0]["knee"] != "up" and rng.random() < 0.5:
+        knees = [str(rng.choice(("forward", "back"))) for _ in range(pairs)]
+    z = [fronts[0]]
+    for i in range(1, pairs):
+        z.append(z[-1] - (fronts[i - 1] - fronts[i]) * gap[i])
+    mid = (z[0] + z[-1]) / 2
+    out = []
+    for s in segs:
+        i = fronts.index(s["home"][2])
+        leg = s["upper"] + s["lower"]
+        r = s["upper"] / s["lower"] * ratio[i]
+        thigh = leg * length[i] * r / (1.0 + r)
+        phase = round(s["phase"] + float(rng.uniform(-MIX_PHASE, MIX_PHASE)), 4) % 1.0
+        out.append({**s, "upper": round(thigh, 5), "lower": round(leg * length[i] - thigh, 5),
+                    "home": [round(s["home"][0] * track[i], 5), 0.0, round(z[i] - mid, 5)],
+                    "knee": knees[i] if knees else s["knee"], "phase": phase})  # fmt: skip
+    if len(out) >= 6 and rng.random() < 0.25:
+        out = out[:-1]
+    return {**gait, "segments": out}
 
 
 def _leg_knee(rng, knee: str, hind_of_four: bool, flip, lopsided: bool):

@@ -104,9 +104,27 @@ def _hip_offsets(gait: Gait, i: int) -> tuple[float, float]:
     return (leg.home[0] - mx) ** 2 + (leg.home[1] - my) ** 2, leg.home[0] - mx
 
 
-def leg_radii(upper, lower) -> np.ndarray:
-    """The thigh and shin cylinders' radius per leg: a tenth of its shorter bone, 3-20 mm."""
-    return np.clip(0.1 * np.minimum(upper, lower), 0.003, 0.02)
+def leg_radii(upper, lower, foot: float | None = None) -> np.ndarray:
+    """The thigh and shin cylinders' radius per leg: a tenth of its shorter bone, 3-20 mm,
+    and (given the feet's radius ``foot``) at most BONE_FOOT_MAX of it."""
+    r = np.clip(0.1 * np.minimum(upper, lower), 0.003, 0.02)
+    return r if foot is None else np.minimum(r, BONE_FOOT_MAX * foot)
+
+
+# A bone is at most this share of the foot's radius thick. The shin's collision stops a
+# foot radius short of the foot's centre, so a shin wider than the foot meets the ground
+# with its rim when it leans far over: the feet's radius comes from the shortest shin, and
+# on a walker whose legs differ a long leg's shin was wider than every foot (generated
+# mixed-legs walker 1014: 15 mm shins on 11 mm feet, the longest pair walking on its shins
+# with 51-58 N each and its feet down for 0.23 of the cycle against 0.85). Legs alike never
+# reach it (a tenth of the shorter bone against FOOT_RADIUS_FRACTION of the shin).
+BONE_FOOT_MAX = 0.9
+
+
+def bone_radii(gait: Gait) -> np.ndarray:
+    """The thigh and shin cylinders' radius per leg (``leg_radii`` with the feet's)."""
+    return leg_radii([leg.upper for leg in gait.legs], [leg.lower for leg in gait.legs],
+                     _sphere_radius(gait))  # fmt: skip
 
 
 def _sphere_radius(gait: Gait) -> float:
@@ -150,9 +168,16 @@ def knee_height_floor(gait: Gait) -> float:
     its knee on the ground: generated walker 206 (0.156 m thighs on 0.031 m shins at a
     0.152 m hip) carried half its weight on its shins and lifted its feet after half of
     each stance (measured duty 0.30-0.41 against 0.51)."""
-    radii = leg_radii([leg.upper for leg in gait.legs], [leg.lower for leg in gait.legs])
+    return max(_knee_floors(gait), default=0.0)
+
+
+@lru_cache(maxsize=256)
+def _knee_floors(gait: Gait) -> tuple[float, ...]:
+    """Each leg's own ``knee_height_floor`` (0 for a leg whose knee clears the ground at
+    every height)."""
+    radii = bone_radii(gait)
     foot = _sphere_radius(gait)
-    floor = 0.0
+    out = []
     for i, leg in enumerate(gait.legs):
         need = (1.0 + KNEE_MARGIN) * float(radii[i]) - foot
         top = leg.upper + max(need, 0.0) + abs(leg.home[2])
@@ -161,14 +186,34 @@ def knee_height_floor(gait: Gait) -> float:
         grid = np.linspace(0.0, top, 65)[1:]
         fails = [h for h in grid if _lowest_knee(gait, i, float(h)) < need]
         if not fails or fails[-1] == grid[-1]:
-            continue  # clear at every height, or (bob set by hand) at none
+            out.append(0.0)  # clear at every height, or (bob set by hand) at none
+            continue
         lo = float(fails[-1])  # the highest failing height on the grid, then bisect above it
         hi = float(grid[np.searchsorted(grid, lo) + 1])
         for _ in range(40):
             mid = 0.5 * (lo + hi)
             lo, hi = (lo, mid) if _lowest_knee(gait, i, mid) >= need else (mid, hi)
-        floor = max(floor, hi)
-    return floor
+        out.append(hi)
+    return tuple(out)
+
+
+def _leg_height_bounds(gait: Gait) -> list[tuple[float, float, float]]:
+    """Each leg's own ``(low, high, highest)`` (``hip_height_bounds``)."""
+    out = []
+    for i, leg in enumerate(gait.legs):
+        r2, dx = _hip_offsets(gait, i)
+        half = gait.stride / 2
+        end2 = r2 - dx * dx + (abs(dx) + half) ** 2  # the farther stance end
+        high, highest = (
+            math.sqrt(h2) + leg.home[2] if (h2 := (frac * leg.reach) ** 2 - end2) > 0 else -math.inf
+            for frac in (REACH_FRACTION, FULL_REACH_FRACTION)
+        )  # fmt: skip
+        near2 = r2 - dx * dx + max(abs(dx) - half, 0.0) ** 2  # the nearest point of the stride
+        inner = abs(leg.upper - leg.lower) + INNER_MARGIN * leg.reach
+        rise = math.sqrt(max(inner * inner - near2, 0.0)) + leg.home[2] + gait.lift
+        low = rise + gait.bob if gait.bob is not None else rise / (1.0 - BOB_FRACTION)
+        out.append((low, high, highest))
+    return out
 
 
 def hip_height_bounds(gait: Gait) -> tuple[float, float, float]:
@@ -182,27 +227,17 @@ def hip_height_bounds(gait: Gait) -> tuple[float, float, float]:
     |upper - lower|, with the body bobbing down by its bob (BOB_FRACTION of the height
     unless the catalog sets it).
     """
-    low, high, highest = 0.0, math.inf, math.inf
-    for i, leg in enumerate(gait.legs):
-        r2, dx = _hip_offsets(gait, i)
-        half = gait.stride / 2
-        end2 = r2 - dx * dx + (abs(dx) + half) ** 2  # the farther stance end
-        for frac, out in ((REACH_FRACTION, "high"), (FULL_REACH_FRACTION, "highest")):
-            h2 = (frac * leg.reach) ** 2 - end2
-            h = math.sqrt(h2) + leg.home[2] if h2 > 0 else -math.inf
-            if out == "high":
-                high = min(high, h)
-            else:
-                highest = min(highest, h)
-        near2 = r2 - dx * dx + max(abs(dx) - half, 0.0) ** 2  # the nearest point of the stride
-        inner = abs(leg.upper - leg.lower) + INNER_MARGIN * leg.reach
-        rise = math.sqrt(max(inner * inner - near2, 0.0)) + leg.home[2] + gait.lift
-        if gait.bob is not None:
-            need = rise + gait.bob
-        else:
-            need = rise / (1.0 - BOB_FRACTION)
-        low = max(low, need)
-    return low, high, highest
+    lows, highs, highests = zip(*_leg_height_bounds(gait), strict=True)
+    return max(0.0, *lows), min(highs), min(highests)
+
+
+def _height_rule(low: float, high: float, highest: float, knee: float) -> float | None:
+    """The hip height that ``default_hip_height`` picks within these bounds (None: none)."""
+    if high >= low and high > 0:
+        return max(high, min(knee, highest))
+    if highest >= low and highest > 0:
+        return max(low, min(high, highest), min(knee, highest))
+    return None
 
 
 def default_hip_height(gait: Gait) -> float:
@@ -211,14 +246,26 @@ def default_hip_height(gait: Gait) -> float:
     stays clear of the inner reach limit (``hip_height_bounds``); a gait that no height
     serves is a catalog error naming the leg and the fix. Where the stance knees would
     touch the ground it rises further, to ``knee_height_floor``, as far as the full reach
-    allows (a leg that cannot keep its foot in reach and its knee clear keeps the foot)."""
+    allows (a leg that cannot keep its foot in reach and its knee clear keeps the foot):
+    each leg's own full reach, where legs differ, the shorter legs then mounted lower
+    (``mount_heights``). Where no one height serves every leg but each leg has one of its
+    own (a lifted foot needs a long-thighed leg higher than a short leg reaches), the body
+    stands at the tallest of them and the other legs hang at their own."""
     low, high, highest = hip_height_bounds(gait)
-    if high >= low and high > 0:
-        return max(high, min(knee_height_floor(gait), highest))
-    if highest >= low and highest > 0:
-        return max(low, min(high, highest), min(knee_height_floor(gait), highest))
-    worst = _worst_leg(gait)
+    height = _height_rule(low, high, highest, knee_height_floor(gait))
+    if height is not None:
+        # a leg whose knee needs the body higher than the shortest leg's full reach raises
+        # it as far as its own reach allows (the shorter legs are mounted lower:
+        # ``mount_heights``); on legs alike this is ``height`` itself
+        bounds = _leg_height_bounds(gait)
+        knees = (min(k, b[2]) for k, b in zip(_knee_floors(gait), bounds, strict=True))
+        return max(height, *knees)
+    own = _own_heights(gait)
+    if None not in own:  # no one height serves every leg, but each has its own: the body
+        return max(own)  # stands at the tallest, the others hang lower (``mount_heights``)
+    worst = _worst_leg(gait, [i for i, h in enumerate(own) if h is None])
     leg = gait.legs[worst]
+    low, _, highest = _leg_height_bounds(gait)[worst]  # that leg's own
     raise CatalogError(
         f"segments[{worst}] ({leg.name}): no hip height keeps this leg's foot within reach "
         f"over the whole cycle (the stride {gait.stride:g} m needs the hip at most "
@@ -228,14 +275,38 @@ def default_hip_height(gait: Gait) -> float:
     )
 
 
-def _worst_leg(gait: Gait) -> int:
-    """The leg whose reach annulus leaves the least room (for error messages)."""
+def mount_heights(gait: Gait, hip: float) -> list[float]:
+    """Each leg's hip mount height (over the foot plane) under a body whose default hip
+    height is ``hip``: ``hip``, except for a leg that ``default_hip_height``'s rule, applied
+    to that leg alone, would mount lower. That happens where legs of different proportions
+    disagree: a long-thighed leg raises the body to keep its knee off the ground (or its
+    lifted foot clear of its inner reach), and a shorter leg hung at that height stands at
+    the edge of its reach; mounted at its own height it keeps its margin. On legs alike
+    every leg's own height is ``hip`` (no change). Measured on heterogeneous walkers
+    (docs/gait_fidelity.md): a 12-legged walker whose 8 cm legs stood at 0.98 of their
+    reach never touched the ground with them (measured duty 0.0 against 0.53), and one
+    whose longest legs' knees rested on the ground (the shorter legs' full reach capped
+    the body's height) held those feet off it (0.08-0.13 against 0.65)."""
+    return [hip if own is None else min(hip, own) for own in _own_heights(gait)]
+
+
+def _own_heights(gait: Gait) -> list[float | None]:
+    """Each leg's own default hip height: ``default_hip_height``'s rule on that leg's
+    bounds and knee floor alone (None: no height serves it)."""
+    bounds, knees = _leg_height_bounds(gait), _knee_floors(gait)
+    return [_height_rule(*b, k) for b, k in zip(bounds, knees, strict=True)]
+
+
+def _worst_leg(gait: Gait, among: list[int]) -> int:
+    """The leg (of the indices ``among``) whose reach annulus leaves the least room (for
+    error messages)."""
     room = []
-    for i, leg in enumerate(gait.legs):
+    for i in among:
+        leg = gait.legs[i]
         r2, dx = _hip_offsets(gait, i)
         end = math.sqrt(r2 - dx * dx + (abs(dx) + gait.stride / 2) ** 2)
         room.append(leg.reach - abs(leg.upper - leg.lower) - end - gait.lift)
-    return int(np.argmin(room))
+    return among[int(np.argmin(room))]
 
 
 ORIGIN_TOL = 1e-9  # m: C's origin farther than this outside the homes' polygon moves B
@@ -265,13 +336,14 @@ def geometry(gait: Gait) -> Geometry:
                            "ankle's) or give every leg \"foot\": \"sphere\"")  # fmt: skip
     r = _sphere_radius(gait)
     bob = _bob(gait, H)
+    heights = mount_heights(gait, H) if gait.hip_height is None else [H] * gait.n_legs
     mounts_c = []
-    for leg in gait.legs:
+    for leg, h in zip(gait.legs, heights, strict=True):
         if leg.hip is not None:
             mounts_c.append(leg.hip)
         else:
             mx, my = _default_mount_xy(leg)
-            mounts_c.append((mx, my, H))
+            mounts_c.append((mx, my, h))
     ox, oy = body_origin(gait)
     lift = np.array([ox, oy, H])
     mounts = np.array(mounts_c, dtype=float) - lift
@@ -282,7 +354,7 @@ def geometry(gait: Gait) -> Geometry:
     upper = np.array([leg.upper for leg in gait.legs])
     lower = np.array([leg.lower for leg in gait.legs])
     chain = LegChain(mounts, upper, lower, kind, yaw0)
-    leg_radius = leg_radii(upper, lower)
+    leg_radius = leg_radii(upper, lower, r)
 
     if gait.body is not None:
         body = gait.body
@@ -290,6 +362,9 @@ def geometry(gait: Gait) -> Geometry:
         length = float(np.ptp(mounts[:, 0]) + 2 * leg_radius.max() + 0.2 * upper.mean())
         width = float(max(np.ptp(mounts[:, 1]), 0.2 * length) + 2 * leg_radius.max())
         height = float(np.clip(0.3 * H, 0.02, 0.6 * width))
+        # deep enough to hold every hip: legs hung lower than the body (``mount_heights``)
+        # hang from its underside, not below it
+        height = max(height, -2.0 * float(mounts[:, 2].min()))
         body = (length, width, height)
     # The legs (bones and feet together) carry LEG_MASS_SHARE of the whole mass, split
     # between the legs and along each leg by bone length, with FOOT_MASS_SHARE of a leg in

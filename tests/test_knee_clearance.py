@@ -20,10 +20,10 @@ from gaitsim.geometry import (
     _default_mount_xy,
     _lowest_knee,
     _sphere_radius,
+    bone_radii,
     default_hip_height,
     geometry,
     knee_height_floor,
-    leg_radii,
 )
 from gaitsim.ik import LegChain, leg_fk, leg_ik
 
@@ -77,7 +77,7 @@ def test_the_floor_is_where_the_knee_clears_the_ground():
     floor (the reach bound alone is lower)."""
     gait = random_entry(206).gait
     floor = knee_height_floor(gait)
-    radii = leg_radii([leg.upper for leg in gait.legs], [leg.lower for leg in gait.legs])
+    radii = bone_radii(gait)
     need = (1.0 + KNEE_MARGIN) * float(radii[0]) - _sphere_radius(gait)
     lowest = min(_lowest_knee(gait, i, floor) for i in range(gait.n_legs))
     assert lowest >= need - 1e-9
