@@ -5,10 +5,12 @@ start and from episode seed 1, a 5 deg climb, a 5 deg descent and 1 cm rough gro
 
 Run: python experiments/fidelity_eval.py [--engine pybullet|mujoco] [--workers 2]
 [--seconds 10] [--json FILE] [--seeds A-B] [--conditions C,C] [--no-built-in]
-[--catalog FILE] [--lopsided-knees | --mixed-legs] (a user's own walkers; those with fewer than four
-legs or duty < 0.5 are run on their default body and judged by their verdict alone;
-``--lopsided-knees``: the generated walkers drawn with one hind knee forward, one back;
-``--mixed-legs``: drawn with legs that differ from pair to pair)
+[--catalog FILE] [--lopsided-knees | --mixed-legs | --every-kind]
+(``--catalog``: a user's own walkers; those with fewer than four legs or duty < 0.5 are
+run on their default body and judged by their verdict alone; ``--lopsided-knees``: the
+generated walkers drawn with one hind knee forward, one back; ``--mixed-legs``: drawn
+with legs that differ from pair to pair; ``--every-kind``: every walker of the seeds,
+those outside the bounds on their default body, judged by their verdict)
 (``--seeds 40-99 --conditions flat --no-built-in``: a fresh sample of walkers, flat only)
 
 The bounds checked (a run that misses one is listed with the reason):
@@ -73,6 +75,8 @@ def walker_of(name: str):
         return random_entry(int(name[8:]), lopsided_knees=True)
     if name.startswith("mixed"):  # a generated walker whose legs differ pair to pair
         return random_entry(int(name[5:]), mixed_legs=True)
+    if name.startswith("any"):  # a generated walker of any kind (``--every-kind``)
+        return random_entry(int(name[3:]))
     return random_entry(int(name[4:])) if name.startswith("seed") else resolve_entry(name)
 
 
@@ -84,8 +88,10 @@ def in_bounds(gait) -> bool:
 def verdict_only(name: str) -> bool:
     """A walker of a user's catalog that the bounds do not apply to: it runs on its default
     body (``sim.run.default_body``: the assist for bipeds and flight phases) and is judged
-    by its verdict alone. (Generated and built-in walkers are always within the bounds.)"""
-    return CATALOG_SEP in name and not in_bounds(walker_of(name).gait)
+    by its verdict alone; so is a generated walker of ``--every-kind`` outside them. (The
+    other generated walkers and the built-in ones are always within the bounds.)"""
+    mine = CATALOG_SEP in name or name.startswith("any")
+    return mine and not in_bounds(walker_of(name).gait)
 
 
 def catalog_walkers(path: str) -> tuple[list[str], list[str]]:
@@ -279,6 +285,12 @@ def main(argv=None) -> int:
         "spacing, track, phases), as mixedN",
     )
     ap.add_argument(
+        "--every-kind",
+        action="store_true",
+        help="run every walker of the seeds, as anyN: those with fewer than four legs or "
+        "duty < 0.5 on their default body (the assist), judged by the verdict alone",
+    )
+    ap.add_argument(
         "--set",
         metavar="FIELD=VALUE",
         type=config_setting,
@@ -296,8 +308,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.workers < 1 or not (math.isfinite(args.seconds) and args.seconds > 0):
         ap.error("--workers must be at least 1 and --seconds positive")
-    if args.lopsided_knees and args.mixed_legs:
-        ap.error("--lopsided-knees and --mixed-legs are two different samples: give one")
+    if args.lopsided_knees + args.mixed_legs + args.every_kind > 1:
+        ap.error("--lopsided-knees, --mixed-legs and --every-kind are different samples: "
+                 "give one")
     from tqdm import tqdm
 
     from gaitsim.catalog import atomic_write_text
@@ -305,9 +318,12 @@ def main(argv=None) -> int:
     names = [] if args.no_built_in else list(BUILT_IN)
     if args.seeds is None:
         args.seeds = range(0) if args.catalog else SEED_RANGE
-    prefix = "lopsided" if args.lopsided_knees else "mixed" if args.mixed_legs else "seed"
-    names += [f"{prefix}{s}" for s in generated_seeds(args.seeds, args.lopsided_knees,
-                                                       args.mixed_legs)]  # fmt: skip
+    if args.every_kind:
+        names += [f"any{s}" for s in args.seeds]
+    else:
+        prefix = "lopsided" if args.lopsided_knees else "mixed" if args.mixed_legs else "seed"
+        names += [f"{prefix}{s}" for s in generated_seeds(args.seeds, args.lopsided_knees,
+                                                           args.mixed_legs)]  # fmt: skip
     if args.catalog:
         from gaitsim.catalog import CatalogError
 

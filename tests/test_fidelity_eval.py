@@ -237,3 +237,34 @@ def test_the_lopsided_sample_is_the_walkers_that_change():
     assert knees == ["back", "back", "back", "forward"]
     assert fe.walker_of("seed201") == random_entry(201)
     assert [leg.knee for leg in fe.walker_of("seed201").gait.legs] == ["back"] * 4
+
+
+def test_the_mixed_sample_is_the_mixed_walkers_within_the_bounds():
+    """``--mixed-legs``: the seeds whose walker drawn with ``mixed_legs`` has four or more
+    legs and duty >= 0.5 (``mixedN``)."""
+    from gaitsim.generate import random_entry
+
+    seeds = fe.generated_seeds(range(1000, 1012), mixed=True)
+    assert seeds == [s for s in range(1000, 1012)
+                     if fe.in_bounds(random_entry(s, mixed_legs=True).gait)]  # fmt: skip
+    assert seeds and fe.walker_of(f"mixed{seeds[0]}") == random_entry(seeds[0], mixed_legs=True)
+    assert fe.walker_of(f"mixed{seeds[0]}") != random_entry(seeds[0])
+
+
+def test_every_kind_runs_every_walker_and_judges_the_rest_by_verdict(capsys, tmp_path):
+    # seed 0: a 12-legged gait of duty 0.36 (the assist, its verdict alone); 38: a trot
+    out = tmp_path / "runs.json"
+    argv = ["--seeds", "0-0", "--every-kind", "--conditions", "flat", "--no-built-in",
+            "--seconds", "1", "--workers", "1", "--json", str(out)]  # fmt: skip
+    fe.main(argv)
+    runs = fe.json.loads(out.read_text())
+    assert list(runs) == ["any0/flat"] and runs["any0/flat"]["body"] == "assist"
+    assert "verdict only: any0 flat" in capsys.readouterr().out
+    assert fe.verdict_only("any0") and not fe.verdict_only("any38")
+
+
+def test_the_samples_are_one_at_a_time(capsys):
+    with pytest.raises(SystemExit) as e:
+        fe.main(["--mixed-legs", "--every-kind"])
+    assert e.value.code == 2
+    assert "different samples" in capsys.readouterr().err
