@@ -337,6 +337,7 @@ def _walk_table(s) -> str:
             f"{_fmt(s.max_roll_deg, '.1f')} / {_fmt(s.max_pitch_deg, '.1f')}",
         ],
         ["cost of transport", _fmt(s.cost_of_transport, ".2f")],
+        ["thighs and shins carry / weight", _fmt(s.leg_load_per_weight, ".3f")],
     ]
     if s.push_at_s is not None:
         rows.append(["push", f"{s.push_velocity_m_s:+.2f} m/s sideways at {s.push_at_s:g} s"])

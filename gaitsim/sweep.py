@@ -110,6 +110,7 @@ METRICS = (
     "touchdowns_per_stance",
     "duty_error_max",
     "swing_scuff_share",
+    "leg_load_per_weight",
     "heading_error_deg",
     # yaw balance and the upper body (gaitsim.sim.upper_metrics; empty: the walker lacks
     # the part, or the path does not turn for gaze_lead_s)

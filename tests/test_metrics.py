@@ -838,6 +838,10 @@ def _walked_summary(**kw):
         ({"heading_error_deg": float("nan")}, "off_heading"),
         ({"max_shortfall_m": 0.0101}, "out_of_reach"),
         ({"assist_mean_force_per_weight": 0.31}, "carried"),
+        ({"leg_load_per_weight": 0.1}, "walked"),
+        ({"leg_load_per_weight": 0.11}, "kneeling"),
+        ({"leg_load_per_weight": float("nan")}, "kneeling"),
+        ({"assist_mean_force_per_weight": 0.31, "leg_load_per_weight": 0.5}, "carried"),
         # the first failing reason wins, in the documented order
         (
             {"fell": True, "time_to_fall_s": 1.0, "fall_reason": "height", "speed_ratio": 0.1},

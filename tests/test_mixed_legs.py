@@ -210,3 +210,22 @@ def test_mixed_walkers_walk_their_gait(seed):
     assert max(err) <= 0.08 and sum(err) / len(err) <= 0.05, seed
     assert s["touchdowns_per_stance"] <= 1.2 and s["contact_timing_error"] <= 0.10, seed
     assert 0.9 <= s["speed_ratio"] <= 1.1 and math.isfinite(s["slip_mm_per_stance"]), seed
+
+
+def test_a_walker_on_its_shins_is_kneeling_not_walked():
+    # generated walker 206 with its hip 3 % below the default: at speed, heading and reach,
+    # but its shins carried a third of its weight and its feet were down 0.40 of the cycle
+    # against 0.51; the verdict said `walked`
+    import dataclasses
+
+    from gaitsim.sim.metrics import MAX_LEG_LOAD
+    from gaitsim.sim.run import simulate
+
+    entry = random_entry(206)
+    low = dataclasses.replace(entry.gait, hip_height=0.97 * geometry(entry.gait).hip_height)
+    s = simulate(dataclasses.replace(entry, gait=low), seconds=3.0).summary
+    assert not s["fell"] and 0.8 <= s["speed_ratio"] <= 1.2
+    assert s["leg_load_per_weight"] > 2 * MAX_LEG_LOAD
+    assert s["verdict"] == "kneeling" and "thighs and shins" in s["verdict_reason"]
+    own = simulate(entry, seconds=3.0).summary  # on its default height: on its feet
+    assert own["verdict"] == "walked" and own["leg_load_per_weight"] < 0.05

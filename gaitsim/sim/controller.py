@@ -80,7 +80,7 @@ from .world import World
 RECORD_KEYS = ("t", "s", "progress", "s_ref", "ref_pos", "ref_heading", "base_pos", "base_quat",
                "base_vel", "com", "feet", "foot_quat", "contacts", "planned_stance", "targets",
                "shortfall", "torque", "joint_vel", "body_contact", "leg_contact", "momentum_z",
-               "foot_forces")  # fmt: skip
+               "foot_forces", "leg_force")  # fmt: skip
 DISTANCE_SOURCES = ("command", "odometry")
 BODY_MODES = ("free", "assist", "kinematic")
 PLANT_LOCKS = ("measured", "planned")
@@ -1010,6 +1010,7 @@ class GaitController:
                 tuple(new.foot_quaternions), tuple(new.contacts), tuple(self.planner.stance),
                 tuple(targets), tuple(short), new.joint_torques, new.joint_velocities,
                 new.body_contact, new.leg_contact, new.momentum_z, tuple(new.foot_forces),
+                new.leg_force,
             ), strict=True):  # fmt: skip
                 column.append(value)
             if self.upper is not None:

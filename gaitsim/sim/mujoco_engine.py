@@ -890,7 +890,18 @@ class MujocoRobot(RobotBase):
             forces,
             float(d.subtree_angmom[b, 2]) if self.track_momentum else math.nan,
             *upper,
+            leg_force=self._leg_force(bodies) if not touching <= self._foot_or_base else 0.0,
         )
+
+    def _leg_force(self, bodies) -> float:
+        """The ground's normal force (N) on the robot's bodies other than its feet and base,
+        from the last step's contacts (``bodies``: each contact's robot body)."""
+        m, d, f6, out = self.model, self.data, self._f6, 0.0
+        for i, body in enumerate(bodies):
+            if body not in self._foot_or_base:
+                mujoco.mj_contactForce(m, d, i, f6)
+                out += float(f6[0])
+        return out
 
     def _foot_forces(self, bodies) -> list[float]:
         """Each foot's ground normal force (N), from the last step's contacts (``bodies``:

@@ -96,6 +96,9 @@ class Sensed(NamedTuple):
     ankle_positions: tuple = ()  # the ankles' joints (Body.ankle_joint_names order; soles)
     foot_cops: list = ()  # per foot (walkers on soles): the world centre of pressure of its
     # ground contacts, (x, y, z), or None for a foot that carries no normal force
+    leg_force: float = 0.0  # the ground's normal force (N) on the links other than the feet
+    # and the body: a thigh or a shin carrying the walker (``leg_contact``); 0 when only the
+    # feet touch
 
 
 def momentum_about_com(mass, inertia, frames) -> np.ndarray:
@@ -468,6 +471,9 @@ class Robot(RobotBase):
             tau = tuple(map(operator.add, tau, self._held))
         feet = self._feet
         com = (x / mass, y / mass, z / mass)
+        legs = not touching <= self._foot_or_base  # a bone touches: what does it carry
+        bones = 0.0 if not legs else sum(
+            f for link, f in force.items() if link not in self._foot_or_base)
         upper = self._upper_reading(ups, links) if self._upper else ((), None, None, None)
         if soles:  # and the trailing fields: ankle angles, each foot's centre of pressure
             upper = (*upper, tuple(a[0] for a in ankles), [pressed.get(f) for f in feet])
@@ -483,11 +489,12 @@ class Robot(RobotBase):
             com,
             [f in touching for f in feet],
             -1 in touching,
-            not touching <= self._foot_or_base,
+            legs,
             [links[f][5] for f in feet],
             [force.get(f, 0.0) for f in feet],
             self._frames(pos, quat, lin, ang, links) if self.track_momentum else math.nan,
             *upper,
+            leg_force=bones,
         )
 
     @staticmethod

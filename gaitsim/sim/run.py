@@ -345,6 +345,8 @@ def _summary(ctl: GaitController, kin: Walker, rec: dict) -> dict:
         simulated_s=t_end,
         mass_kg=robot.mass,
         leg_scuff_share=float(np.mean(rec["leg_contact"])),
+        # what the thighs and shins carried: the verdict's ``kneeling``
+        leg_load_per_weight=float(np.mean(rec["leg_force"])) / (robot.mass * GRAVITY),
         gait_distance_m=float(rec["s"][-1]),
         # the second seed's speed mismatch: gait distance per metre of measured progress
         gait_per_progress=float(rec["s"][-1] / progress) if progress > 0.01 else None,

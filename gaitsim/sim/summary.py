@@ -80,6 +80,9 @@ class RunSummary:
     simulated_s: float
     mass_kg: float = float("nan")  # the robot's mass (a summary from before: nan)
     leg_scuff_share: float
+    # the ground's mean normal force on the thighs and shins / the weight (the verdict's
+    # ``kneeling``; None: a summary from before this figure)
+    leg_load_per_weight: float | None = None
     gait_distance_m: float
     gait_per_progress: float | None
     assist_work_j: float | None = None
