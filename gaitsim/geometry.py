@@ -115,9 +115,10 @@ def leg_radii(upper, lower, foot: float | None = None) -> np.ndarray:
 # foot radius short of the foot's centre, so a shin wider than the foot meets the ground
 # with its rim when it leans far over: the feet's radius comes from the shortest shin, and
 # on a walker whose legs differ a long leg's shin was wider than every foot (generated
-# mixed-legs walker 1014: 15 mm shins on 11 mm feet, the longest pair walking on its shins
-# with 51-58 N each and its feet down for 0.23 of the cycle against 0.85). Legs alike never
-# reach it (a tenth of the shorter bone against FOOT_RADIUS_FRACTION of the shin).
+# mixed-legs walker 1002: 7.5-7.9 mm shins on 5.3 mm feet; uncapped, 4 s flat, its shins
+# carried 0.39 of its weight and its worst leg's duty was off by 0.43; capped, 0.01 and
+# 0.01). Legs alike never reach it (a tenth of the shorter bone against
+# FOOT_RADIUS_FRACTION of the shin).
 BONE_FOOT_MAX = 0.9
 
 
@@ -283,10 +284,10 @@ def mount_heights(gait: Gait, hip: float) -> list[float]:
     lifted foot clear of its inner reach), and a shorter leg hung at that height stands at
     the edge of its reach; mounted at its own height it keeps its margin. On legs alike
     every leg's own height is ``hip`` (no change). Measured on heterogeneous walkers
-    (docs/gait_fidelity.md): a 12-legged walker whose 8 cm legs stood at 0.98 of their
-    reach never touched the ground with them (measured duty 0.0 against 0.53), and one
-    whose longest legs' knees rested on the ground (the shorter legs' full reach capped
-    the body's height) held those feet off it (0.08-0.13 against 0.65)."""
+    (docs/gait_fidelity.md): on one height generated mixed-legs walker 1062's 10 cm front
+    and hind pairs stood at the end of their reach (11.9 mm of shortfall, those feet down
+    0.11-0.35 of the cycle against 0.53), and legs whose knees needed the body higher
+    than the shortest legs reached rested their knees on the ground."""
     return [hip if own is None else min(hip, own) for own in _own_heights(gait)]
 
 
