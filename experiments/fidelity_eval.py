@@ -50,12 +50,12 @@ def generated_seeds(seeds=SEED_RANGE, lopsided: bool = False, mixed: bool = Fals
     drawn with ``mixed_legs`` (legs that differ pair to pair) is within the bounds."""
     from gaitsim.generate import random_entry
 
+    if mixed:  # its own bounds: leaving a leg out can leave a gait of fewer legs
+        return [s for s in seeds if in_bounds((e := random_entry(s, mixed_legs=True)).gait)
+                and e != random_entry(s)]  # fmt: skip
     out = [s for s in seeds if in_bounds(random_entry(s).gait)]
     if lopsided:
         out = [s for s in out if random_entry(s, lopsided_knees=True) != random_entry(s)]
-    if mixed:  # (the bounds again: leaving a leg out can leave a gait of fewer legs)
-        out = [s for s in seeds if in_bounds((e := random_entry(s, mixed_legs=True)).gait)
-               and e != random_entry(s)]  # fmt: skip
     return out
 
 

@@ -228,7 +228,13 @@ def hip_height_bounds(gait: Gait) -> tuple[float, float, float]:
     |upper - lower|, with the body bobbing down by its bob (BOB_FRACTION of the height
     unless the catalog sets it).
     """
-    lows, highs, highests = zip(*_leg_height_bounds(gait), strict=True)
+    return _aggregate(_leg_height_bounds(gait))
+
+
+def _aggregate(bounds: list[tuple[float, float, float]]) -> tuple[float, float, float]:
+    """The legs' ``(low, high, highest)`` for all of them at one height: the highest low,
+    the lowest high and highest."""
+    lows, highs, highests = zip(*bounds, strict=True)
     return max(0.0, *lows), min(highs), min(highests)
 
 
@@ -252,13 +258,13 @@ def default_hip_height(gait: Gait) -> float:
     (``mount_heights``). Where no one height serves every leg but each leg has one of its
     own (a lifted foot needs a long-thighed leg higher than a short leg reaches), the body
     stands at the tallest of them and the other legs hang at their own."""
-    low, high, highest = hip_height_bounds(gait)
+    bounds = _leg_height_bounds(gait)
+    low, high, highest = _aggregate(bounds)
     height = _height_rule(low, high, highest, knee_height_floor(gait))
     if height is not None:
         # a leg whose knee needs the body higher than the shortest leg's full reach raises
         # it as far as its own reach allows (the shorter legs are mounted lower:
         # ``mount_heights``); on legs alike this is ``height`` itself
-        bounds = _leg_height_bounds(gait)
         knees = (min(k, b[2]) for k, b in zip(_knee_floors(gait), bounds, strict=True))
         return max(height, *knees)
     own = _own_heights(gait)
@@ -266,7 +272,7 @@ def default_hip_height(gait: Gait) -> float:
         return max(own)  # stands at the tallest, the others hang lower (``mount_heights``)
     worst = _worst_leg(gait, [i for i, h in enumerate(own) if h is None])
     leg = gait.legs[worst]
-    low, _, highest = _leg_height_bounds(gait)[worst]  # that leg's own
+    low, _, highest = bounds[worst]  # that leg's own
     raise CatalogError(
         f"segments[{worst}] ({leg.name}): no hip height keeps this leg's foot within reach "
         f"over the whole cycle (the stride {gait.stride:g} m needs the hip at most "
@@ -355,7 +361,7 @@ def geometry(gait: Gait) -> Geometry:
     upper = np.array([leg.upper for leg in gait.legs])
     lower = np.array([leg.lower for leg in gait.legs])
     chain = LegChain(mounts, upper, lower, kind, yaw0)
-    leg_radius = leg_radii(upper, lower, r)
+    leg_radius = bone_radii(gait)
 
     if gait.body is not None:
         body = gait.body

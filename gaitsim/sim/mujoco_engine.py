@@ -864,6 +864,7 @@ class MujocoRobot(RobotBase):
             ang = _rotated((w, x, y, z), v6[3:])  # MuJoCo's is body-local
         bodies = self._contact_bodies()
         touching = set(bodies)
+        legs = not touching <= self._foot_or_base  # a bone touches the ground
         feet = xpos[self._feet].tolist()  # lists of 3: the controller reads them by index
         if self.track_momentum:  # the base's subtree is the robot: its momentum about its
             mujoco.mj_subtreeVel(m, d)  # own centre of mass, world frame
@@ -885,12 +886,12 @@ class MujocoRobot(RobotBase):
             tuple((self._body_mass @ self._d_xipos / self.mass).tolist()),
             [f in touching for f in self._foot_list],
             b in touching,
-            not touching <= self._foot_or_base,
+            legs,
             [[qx, qy, qz, qw] for qw, qx, qy, qz in xquat[self._feet].tolist()],
             forces,
             float(d.subtree_angmom[b, 2]) if self.track_momentum else math.nan,
             *upper,
-            leg_force=self._leg_force(bodies) if not touching <= self._foot_or_base else 0.0,
+            leg_force=self._leg_force(bodies) if legs else 0.0,
         )
 
     def _leg_force(self, bodies) -> float:
