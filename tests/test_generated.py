@@ -204,12 +204,13 @@ def test_generated_gaits_with_flight_phases_walk_with_the_assist(seed):
     assert not s["fell"] and abs(s["speed_ratio"] - 1.0) < 0.2, seed
     # and the summary says how much the assist carried (the verdict is `carried` past 30 %)
     # and how much its thighs and shins did (`kneeling` past 10 %: seed 4, ten back-kneed
-    # legs with 0.23 m thighs on 0.05 m shins at a 0.24 m hip, lays its shins down under
-    # the assist, 0.22 of its weight on them)
+    # legs with 0.23 m thighs on 0.05 m shins, laid its shins down under the assist at a
+    # 0.239 m hip, 0.22 of its weight on them; the knee floor's sag allowance raised it to
+    # 0.251 m, where they carry about 0.06)
     share, legs = s["assist_mean_force_per_weight"], s["leg_load_per_weight"]
     want = "carried" if share > 0.3 else "kneeling" if legs > 0.1 else "walked"
     assert np.isfinite(share) and np.isfinite(legs) and s["verdict"] == want, seed
-    assert (want == "kneeling") == (seed == 4), (seed, legs)
+    assert want == "walked", (seed, share, legs)
 
 
 def test_a_hip_yaw_is_stiff_only_for_gaits_with_flight_phases():

@@ -16,6 +16,7 @@ from gaitsim.generate import random_entry
 from gaitsim.geometry import (
     BOB_FRACTION,
     KNEE_MARGIN,
+    KNEE_SAG,
     KNEES,
     _default_mount_xy,
     _lowest_knee,
@@ -73,17 +74,38 @@ def test_the_lowest_knee_by_hand():
 
 def test_the_floor_is_where_the_knee_clears_the_ground():
     """206's knees reach the ground at its old hip height (0.1517 m): just below the floor
-    the lowest knee is under the clearance, at the floor on it, and the default is the
-    floor (the reach bound alone is lower)."""
+    the lowest knee is under the clearance (its bone's radius and margin, with the body
+    sunk by KNEE_SAG of the thigh), at the floor on it, and the default is the floor (the
+    reach bound alone is lower)."""
     gait = random_entry(206).gait
     floor = knee_height_floor(gait)
     radii = bone_radii(gait)
     need = (1.0 + KNEE_MARGIN) * float(radii[0]) - _sphere_radius(gait)
+    need += KNEE_SAG * gait.legs[0].upper
     lowest = min(_lowest_knee(gait, i, floor) for i in range(gait.n_legs))
     assert lowest >= need - 1e-9
     assert min(_lowest_knee(gait, i, floor - 1e-4) for i in range(gait.n_legs)) < need
-    assert 0.1517 < floor < 0.16
+    assert 0.1517 < floor < 0.17
     assert geometry(gait).hip_height == pytest.approx(floor)
+
+
+def test_the_sag_allowance_by_hand():
+    """One leg, its foot 0.05 m (a shin) ahead of its hip's line, stride ~0: at the floor
+    the knee clears ``need`` = 1.5 bone radii - foot radius + KNEE_SAG * thigh
+    over the feet's centres, and a thigh's length from the hip (its mount given, bobbed
+    down)."""
+    gait = random_entry(206).gait
+    leg = dataclasses.replace(gait.legs[0], upper=0.2, lower=0.05, hip=(0.0, 0.0, 0.2),
+                              home=(0.05, 0.0, 0.0))  # fmt: skip
+    g = dataclasses.replace(gait, legs=(leg,), stride=1e-9)
+    need = (1.0 + KNEE_MARGIN) * float(bone_radii(g)[0]) - _sphere_radius(g)
+    need += KNEE_SAG * 0.2
+    top = knee_height_floor(g) * (1.0 - BOB_FRACTION)  # the hip at its lowest bob
+    # at the floor the knee is ``need`` over the feet's centres and a shin from the foot,
+    # behind it (a back knee, as 206's), and a thigh from the hip
+    assert leg.knee == "back"
+    knee_x = 0.05 - math.sqrt(0.05**2 - need**2)
+    assert math.hypot(knee_x, top - need) == pytest.approx(0.2, abs=1e-6)
 
 
 BUILT_IN = ["fox", "hound", "horn_beetle", "spider_bot", "mechanic", "raptor"]
