@@ -98,6 +98,11 @@ VELOCITY_SAFETY = 2.0
 DAMPING_PER_EFFORT = 1e-3  # s: damping [N m s / rad] = this * effort [N m]
 FRICTION_PER_EFFORT = 1e-3  # friction [N m] = this * effort [N m]
 HIP_MASS_FRACTION = 0.01  # the geometry-less hip link weighs this share of the thigh
+INERTIA_FLOOR = 1e-13  # kg m^2: no principal moment of inertia is smaller. MuJoCo's
+# compiler rejects a URDF whose link has one below 1e-14 ("inertia must have positive
+# eigenvalues"): the ankle links of small generated bipeds had 2e-15 to 5e-15 (seeds 316,
+# 353, 961, ...) and could not be simulated on MuJoCo at all. Ten times that bound; only
+# links of a few milligrams reach it
 
 MATERIALS = {
     "gaitsim_body": "0.55 0.6 0.68 1",
@@ -353,7 +358,7 @@ def _v(*xs: float) -> str:
 
 
 def _inertial(mass: float, diag: tuple[float, float, float], xyz=(0.0, 0.0, 0.0)) -> list[str]:
-    ixx, iyy, izz = diag
+    ixx, iyy, izz = (max(float(v), INERTIA_FLOOR) for v in diag)
     return [
         "    <inertial>",
         f'      <origin xyz="{_v(*xyz)}" rpy="0 0 0"/>',

@@ -221,6 +221,29 @@ def test_mujoco_compiles_unchanged_text(name, texts):
         ), joint
 
 
+# generated bipeds whose ankle links had principal moments of 2e-15 to 5e-15 kg m^2,
+# below the 1e-14 MuJoCo's compiler accepts ("inertia must have positive eigenvalues")
+TINY_ANKLES = [316, 353, 961]
+
+
+@pytest.mark.parametrize("seed", TINY_ANKLES)
+def test_mujoco_compiles_the_smallest_links(seed):
+    mujoco = pytest.importorskip("mujoco")
+    from gaitsim.generate import random_entry
+
+    text = gurdf.build(random_entry(seed))
+    root = ET.fromstring(text)
+    moments = [float(el.get(k)) for el in root.iter("inertia") for k in ("ixx", "iyy", "izz")]
+    assert min(moments) == gurdf.INERTIA_FLOOR  # the ankle links, floored
+    model = mujoco.MjModel.from_xml_string(text)
+    assert model.body_inertia[1:].min() >= 0.99 * gurdf.INERTIA_FLOOR
+
+
+def test_the_inertia_floor_leaves_larger_moments_alone():
+    lines = gurdf._inertial(1e-6, (4.5e-15, 2e-13, 1e-9))
+    assert 'ixx="1e-13"' in lines[3] and 'iyy="2e-13"' in lines[3] and 'izz="1e-09"' in lines[3]
+
+
 def test_effort_rule_and_stance_count():
     expected_min_stance = {"mechanic": 1, "raptor": 1, "fox": 2, "hound": 2}
     for name, entry in CATALOG.items():
