@@ -35,6 +35,12 @@ KNEE_SAG = 0.05  # ... with the body sunk by this share of the thigh's length: i
 # assist's spring yields), and a knee that cleared the ground by its margin alone knelt:
 # generated walker 4 (thighs 0.234 m on 0.051 m shins) carried 0.22 of its weight on its
 # shins at the height that kept the margin, 0.18 at 3 % higher and 0.02 at 6 % higher
+KNEE_SAG_FLIGHT = 0.2  # ... and by this much more per share of the cycle with no foot down:
+# a gait with flight phases falls through them. Under the assist the body's 90th-percentile
+# sag was 0.013-0.026 of the thigh with flight 4-7 % of the cycle and 0.06-0.09 with
+# 24-30 %; five of the latter (generated seeds 40, 336, 449, 820, 845: thighs 3.8-4.7 times
+# their shins) still knelt at KNEE_SAG alone and needed 2-4 % more height
+FLIGHT_SAMPLES = 720  # points of the gait cycle at which ``flight_share`` looks
 UP_HIP_INSET = 0.4  # an 'up' leg's default hip sits at this share of its home's lateral offset
 BOB_FRACTION = 0.015  # default bob amplitude as a share of the hip height
 FOOT_RADIUS_FRACTION = 0.12  # default foot radius as a share of the shortest shin
@@ -166,11 +172,22 @@ def _lowest_knee(gait: Gait, i: int, hip: float) -> float:
     return lowest
 
 
+def flight_share(gait: Gait) -> float:
+    """The share of a gait cycle in which no foot is down (each leg down for the first
+    ``duty`` of its cycle from its phase), sampled at FLIGHT_SAMPLES points: 0 for a walk
+    or a trot with duty >= 0.5, 1 - duty for legs that all move as one."""
+    u = np.arange(FLIGHT_SAMPLES) / FLIGHT_SAMPLES
+    phases = np.array([leg.phase for leg in gait.legs])
+    down = ((u[:, None] + phases[None, :]) % 1.0) < gait.duty
+    return float(1.0 - down.any(axis=1).mean())
+
+
 @lru_cache(maxsize=256)
 def knee_height_floor(gait: Gait) -> float:
     """The lowest hip height (m) at which every stance knee stays clear of the ground: its
     bone's radius plus KNEE_MARGIN of it over the ground, which lies a foot radius below
-    the feet's centres (``_lowest_knee``), with the body sunk by KNEE_SAG of the thigh. A
+    the feet's centres (``_lowest_knee``), with the body sunk by KNEE_SAG of the thigh
+    (more with flight phases: KNEE_SAG_FLIGHT times ``flight_share``). A
     thigh nearly as long as the hip is high puts its knee on the ground: generated walker
     206 (0.156 m thighs on 0.031 m shins at a 0.152 m hip) carried half its weight on its
     shins and lifted its feet after half of each stance (measured duty 0.30-0.41 against
@@ -184,9 +201,10 @@ def _knee_floors(gait: Gait) -> tuple[float, ...]:
     every height)."""
     radii = bone_radii(gait)
     foot = _sphere_radius(gait)
+    sag = KNEE_SAG + KNEE_SAG_FLIGHT * flight_share(gait)
     out = []
     for i, leg in enumerate(gait.legs):
-        need = (1.0 + KNEE_MARGIN) * float(radii[i]) - foot + KNEE_SAG * leg.upper
+        need = (1.0 + KNEE_MARGIN) * float(radii[i]) - foot + sag * leg.upper
         top = leg.upper + max(need, 0.0) + abs(leg.home[2])
         top /= 1.0 - (BOB_FRACTION if gait.bob is None else 0.0)
         top += gait.bob or 0.0  # at this height the knee cannot reach the ground

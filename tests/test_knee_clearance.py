@@ -15,14 +15,17 @@ from hypothesis import strategies as st
 from gaitsim.generate import random_entry
 from gaitsim.geometry import (
     BOB_FRACTION,
+    FLIGHT_SAMPLES,
     KNEE_MARGIN,
     KNEE_SAG,
+    KNEE_SAG_FLIGHT,
     KNEES,
     _default_mount_xy,
     _lowest_knee,
     _sphere_radius,
     bone_radii,
     default_hip_height,
+    flight_share,
     geometry,
     knee_height_floor,
 )
@@ -72,6 +75,41 @@ def test_the_lowest_knee_by_hand():
     assert _lowest_knee(g, 0, d / (1.0 - BOB_FRACTION)) == pytest.approx(-0.035, abs=1e-9)
 
 
+def _gait_with(phases, duty):
+    gait = random_entry(206).gait
+    legs = tuple(dataclasses.replace(gait.legs[i % gait.n_legs], phase=p)
+                 for i, p in enumerate(phases))  # fmt: skip
+    return dataclasses.replace(gait, legs=legs, duty=duty)
+
+
+@pytest.mark.parametrize(
+    ("phases", "duty", "share"),
+    [
+        ((0.0, 0.5), 0.6, 0.0),  # a walking biped: a double support, never in the air
+        ((0.0, 0.5), 0.4, 0.2),  # a runner: down 0.4 + 0.4 of the cycle
+        ((0.0, 0.5, 0.5, 0.0), 0.45, 0.1),  # a trot with flight phases
+        ((0.0, 0.0, 0.0, 0.0), 0.3, 0.7),  # a pronk: all feet as one
+        ((0.0, 0.25, 0.5, 0.75), 0.2, 0.2),  # four legs in turn, each down a fifth
+    ],
+)
+def test_flight_share_by_hand(phases, duty, share):
+    # sampled at FLIGHT_SAMPLES points: each switch of a foot may fall a sample off
+    tol = 2 * len(phases) / FLIGHT_SAMPLES
+    assert flight_share(_gait_with(phases, duty)) == pytest.approx(share, abs=tol)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_flight_share_bounds(seed):
+    """At most the swing's share; 0 once some foot is always down (duty >= 0.5 on the
+    generated gaits, whose phases are spread evenly)."""
+    gait = random_entry(seed).gait
+    share = flight_share(gait)
+    assert 0.0 <= share <= 1.0 - gait.duty + 1e-9
+    if gait.duty >= 0.5:
+        assert share == 0.0
+
+
 def test_the_floor_is_where_the_knee_clears_the_ground():
     """206's knees reach the ground at its old hip height (0.1517 m): just below the floor
     the lowest knee is under the clearance (its bone's radius and margin, with the body
@@ -91,7 +129,8 @@ def test_the_floor_is_where_the_knee_clears_the_ground():
 
 def test_the_sag_allowance_by_hand():
     """One leg, its foot 0.05 m (a shin) ahead of its hip's line, stride ~0: at the floor
-    the knee clears ``need`` = 1.5 bone radii - foot radius + KNEE_SAG * thigh
+    the knee clears ``need`` = 1.5 bone radii - foot radius + (KNEE_SAG + KNEE_SAG_FLIGHT
+    * its flight share) * thigh
     over the feet's centres, and a thigh's length from the hip (its mount given, bobbed
     down)."""
     gait = random_entry(206).gait
@@ -99,7 +138,9 @@ def test_the_sag_allowance_by_hand():
                               home=(0.05, 0.0, 0.0))  # fmt: skip
     g = dataclasses.replace(gait, legs=(leg,), stride=1e-9)
     need = (1.0 + KNEE_MARGIN) * float(bone_radii(g)[0]) - _sphere_radius(g)
-    need += KNEE_SAG * 0.2
+    # one leg of duty 0.51 is in flight the other 0.49 of its cycle
+    assert flight_share(g) == pytest.approx(0.49, abs=2e-3)
+    need += (KNEE_SAG + KNEE_SAG_FLIGHT * flight_share(g)) * 0.2
     top = knee_height_floor(g) * (1.0 - BOB_FRACTION)  # the hip at its lowest bob
     # at the floor the knee is ``need`` over the feet's centres and a shin from the foot,
     # behind it (a back knee, as 206's), and a thigh from the hip
