@@ -235,6 +235,41 @@ def test_a_diverged_mujoco_state_is_reported_not_reset():
         assert not np.isfinite(robot.sense().position).any()
 
 
+def test_a_second_blow_up_is_reported_too():
+    """MuJoCo's reset clears its warning counters, so a state that diverges again after a
+    reset left them where they were: the clock running back still says so (generated
+    walker 1051, a small runner, diverged twice within its first 0.1 s and walked on from
+    the model's initial pose, its verdict `fell` instead of non_finite). And once diverged
+    the state stays NaN: stepping on does not let MuJoCo reset it to a teleport."""
+    with make_world("mujoco", Flat()) as world:
+        robot = load_robot(world, "fox")
+        robot.command_joint_list([0.0] * 12, kp=[1.0] * 12, forces=[1e9] * 12)
+        world.data.qvel[6:] = 1e12
+        world.step(1)
+        assert not np.isfinite(robot.sense().position).any()
+        world.step(5)
+        assert not np.isfinite(robot.sense().position).any()
+        robot.reset_base((0.0, 0.0, 0.5))  # a new start forgets it, and diverges anew
+        world.data.qpos[7:] = 0.0
+        world.data.qvel[:] = 0.0
+        world.step(2)
+        assert np.isfinite(robot.sense().position).all()
+        world.data.qvel[6:] = 1e12  # the counters are where the first blow-up left them
+        world.step(1)
+        assert not np.isfinite(robot.sense().position).any()
+
+
+def test_a_diverging_run_ends_non_finite():
+    pytest.importorskip("mujoco")
+    from gaitsim.generate import random_entry
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+
+    s = simulate(random_entry(1051), seconds=0.3, engine="mujoco",
+                 config=ControlConfig(body="assist")).summary  # fmt: skip
+    assert s["verdict"] == "non_finite" and not s["finite"]
+
+
 # ---------------------------------------------------------------------------- walking
 
 BUILT_IN = ("fox", "hound", "horn_beetle", "spider_bot")

@@ -134,7 +134,8 @@ class MujocoWorld(WorldBase):
                 "--gui, or record a video (gaitsim walk --video FILE.gif) instead"
             )
         self.substeps = SUBSTEPS
-        self._bad = 0  # MuJoCo's count of diverged states so far (each one reset the data)
+        self._diverged = False  # MuJoCo found the state diverged (and reset it): see step
+        self._bad = 0  # MuJoCo's count of diverged states at the last step
         self.model = self.data = None
         self.robot = None
         self._compiled_for = None  # the Body the model was compiled with
@@ -185,7 +186,7 @@ class MujocoWorld(WorldBase):
         _joint_friction(self.model, body)
         self.data = mujoco.MjData(self.model)
         self._warnings = self.data.warning.number
-        self._bad = 0
+        self._diverged, self._bad = False, 0
         self.ground_id = self.model.geom("ground").id
         self._compiled_for = None if fixed_base else body
 
@@ -231,15 +232,20 @@ class MujocoWorld(WorldBase):
         if self.model is not None:
             m, d, k = self.model, self.data, self.substeps
             servo = self.robot._servo if self.robot is not None else None
-            for _ in range(int(n)):
-                if servo is not None:
-                    servo()
-                mujoco.mj_step(m, d, k)
-            bad = _bad_states(self._warnings)
-            if bad > self._bad:
+            if not self._diverged:
+                h = m.opt.timestep
+                end = d.time + int(n) * k * h
+                for _ in range(int(n)):
+                    if servo is not None:
+                        servo()
+                    mujoco.mj_step(m, d, k)
+                # MuJoCo resets a diverged state to the model's initial pose (its clock back
+                # to 0, its warning counters cleared) and goes on; make the blow-up visible
+                # instead, and keep it so (the run ends with verdict non_finite)
+                bad = _bad_states(self._warnings)
+                self._diverged = d.time < end - 0.5 * h or bad > self._bad
                 self._bad = bad
-                # MuJoCo resets a diverged state to the model's initial pose and goes on;
-                # make the blow-up visible instead (the run ends with verdict non_finite)
+            if self._diverged:
                 d.qpos[:] = np.nan
         self._steps += int(n)
 
@@ -264,8 +270,9 @@ def _rotated(q, v) -> tuple[float, float, float]:
 
 
 def _bad_states(warnings) -> int:
-    """How often MuJoCo has found a state diverged (and reset it); ``warnings``: the data's
-    ``warning.number``, a live view into it (kept: reading it anew costs 6 us a step)."""
+    """How often MuJoCo has found a state diverged (and reset it) since its counters were
+    last cleared; ``warnings``: the data's ``warning.number``, a live view into it (kept:
+    reading it anew costs 6 us a step)."""
     return int(warnings[BAD_STATE[0]] + warnings[BAD_STATE[1]] + warnings[BAD_STATE[2]])
 
 
@@ -741,6 +748,7 @@ class MujocoRobot(RobotBase):
         """Teleport the base to a pose and zero its velocity; forget the solver's warm start
         and any applied forces, so a reused world replays an episode exactly."""
         d = self.data
+        self.world._diverged = False  # a new start; a state still not finite diverges anew
         if not self.fixed_base:
             x, y, z, w = (float(v) for v in orientation)
             d.qpos[:3] = [float(v) for v in position]
