@@ -30,13 +30,6 @@ class AssistGains:
     damping_ratio: float = 1.0
 
 
-# The assist's attitude spring-damper's natural frequency times the physics step, at
-# most: a small tall runner (generated walker 1051, 7.9 g on a 88 mm stance) had 0.78 and
-# its body's pitch rate grew 50 -> 545 rad/s within 0.02 s on MuJoCo until the state
-# diverged; the built-in bipeds have 0.32 (raptor)
-ASSIST_STEP_BANDWIDTH = 0.5
-
-
 class BodyAssist:
     """The assist's spring-damper on one robot; ``apply(pos, rot)`` each substep pulls the
     base toward the reference pose (position, row-major rotation)."""
@@ -49,10 +42,6 @@ class BodyAssist:
         # (``attitude_hold`` times the toppling stiffness m g h), damped against the whole
         # robot's own rotational inertia so the explicit torque stays stable
         self.k_att = gains.attitude_hold * m * GRAVITY * standing_height
-        # ... but no faster than the rate it is applied at allows: the torque is worked out
-        # from the state at the start of each physics step and held through it (explicit),
-        # so a spring-damper whose frequency approaches 1 / dt grows instead of settling
-        self.k_att = min(self.k_att, tilt_inertia * (ASSIST_STEP_BANDWIDTH / world.dt) ** 2)
         self.d_att = 2 * gains.damping_ratio * math.sqrt(self.k_att * tilt_inertia)
         self.work = 0.0  # J
         self.force_impulse = 0.0  # N s, of |vertical force|
