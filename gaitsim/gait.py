@@ -55,6 +55,13 @@ def in_stance(gait: Gait, t) -> np.ndarray:
     return np.asarray(t) < gait.duty
 
 
+def feet_down(phases, duty: float, samples: int) -> np.ndarray:
+    """Which feet are down (samples, legs) at ``samples`` even points of a gait cycle: leg
+    at cycle ``phase`` down for the first ``duty`` of its cycle."""
+    u = np.arange(samples) / samples
+    return np.stack([((u + phase) % 1.0) < duty for phase in phases], axis=1)
+
+
 def stance_progress(gait: Gait, t) -> np.ndarray:
     """0 at touchdown to 1 at liftoff (meaningful in stance)."""
     return np.asarray(t) / gait.duty

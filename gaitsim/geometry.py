@@ -21,6 +21,7 @@ import numpy as np
 
 from .catalog import KNEES, CatalogError, Gait
 from .feet import ankle_height
+from .gait import feet_down
 from .ik import KNEE_UP, LegChain, two_bone
 from .polygon import convex_hull, nearest_in_hull
 
@@ -176,9 +177,7 @@ def flight_share(gait: Gait) -> float:
     """The share of a gait cycle in which no foot is down (each leg down for the first
     ``duty`` of its cycle from its phase), sampled at FLIGHT_SAMPLES points: 0 for a walk
     or a trot with duty >= 0.5, 1 - duty for legs that all move as one."""
-    u = np.arange(FLIGHT_SAMPLES) / FLIGHT_SAMPLES
-    phases = np.array([leg.phase for leg in gait.legs])
-    down = ((u[:, None] + phases[None, :]) % 1.0) < gait.duty
+    down = feet_down([leg.phase for leg in gait.legs], gait.duty, FLIGHT_SAMPLES)
     return float(1.0 - down.any(axis=1).mean())
 
 
@@ -187,11 +186,10 @@ def knee_height_floor(gait: Gait) -> float:
     """The lowest hip height (m) at which every stance knee stays clear of the ground: its
     bone's radius plus KNEE_MARGIN of it over the ground, which lies a foot radius below
     the feet's centres (``_lowest_knee``), with the body sunk by KNEE_SAG of the thigh
-    (more with flight phases: KNEE_SAG_FLIGHT times ``flight_share``). A
-    thigh nearly as long as the hip is high puts its knee on the ground: generated walker
-    206 (0.156 m thighs on 0.031 m shins at a 0.152 m hip) carried half its weight on its
-    shins and lifted its feet after half of each stance (measured duty 0.30-0.41 against
-    0.51)."""
+    (more with flight phases: KNEE_SAG_FLIGHT times ``flight_share``). A thigh nearly as
+    long as the hip is high puts its knee on the ground: generated walker 206 (0.156 m
+    thighs on 0.031 m shins at a 0.152 m hip) carried half its weight on its shins and
+    lifted its feet after half of each stance (measured duty 0.30-0.41 against 0.51)."""
     return max(_knee_floors(gait), default=0.0)
 
 

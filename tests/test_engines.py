@@ -224,13 +224,20 @@ def test_feedforward_torques_are_held_and_reported(twins):
         np.testing.assert_allclose(robot.sense().joint_torques, tau, atol=1e-9)
 
 
+def _spun_up_fox(world):
+    """The fox in ``world``, held stiffly with its joints spinning at 1e12 rad/s: its next
+    step diverges."""
+    robot = load_robot(world, "fox")
+    robot.command_joint_list([0.0] * 12, kp=[1.0] * 12, forces=[1e9] * 12)
+    world.data.qvel[6:] = 1e12
+    return robot
+
+
 def test_a_diverged_mujoco_state_is_reported_not_reset():
     """MuJoCo resets a diverged state to the model's initial pose; gaitsim makes it NaN so
     the run ends with verdict non_finite instead of walking on from a teleport."""
     with make_world("mujoco", Flat()) as world:
-        robot = load_robot(world, "fox")
-        robot.command_joint_list([0.0] * 12, kp=[1.0] * 12, forces=[1e9] * 12)
-        world.data.qvel[6:] = 1e12
+        robot = _spun_up_fox(world)
         world.step(3)
         assert not np.isfinite(robot.sense().position).any()
 
@@ -242,9 +249,7 @@ def test_a_second_blow_up_is_reported_too():
     the model's initial pose, its verdict `fell` instead of non_finite). And once diverged
     the state stays NaN: stepping on does not let MuJoCo reset it to a teleport."""
     with make_world("mujoco", Flat()) as world:
-        robot = load_robot(world, "fox")
-        robot.command_joint_list([0.0] * 12, kp=[1.0] * 12, forces=[1e9] * 12)
-        world.data.qvel[6:] = 1e12
+        robot = _spun_up_fox(world)
         world.step(1)
         assert not np.isfinite(robot.sense().position).any()
         world.step(5)

@@ -130,9 +130,8 @@ def test_the_floor_is_where_the_knee_clears_the_ground():
 def test_the_sag_allowance_by_hand():
     """One leg, its foot 0.05 m (a shin) ahead of its hip's line, stride ~0: at the floor
     the knee clears ``need`` = 1.5 bone radii - foot radius + (KNEE_SAG + KNEE_SAG_FLIGHT
-    * its flight share) * thigh
-    over the feet's centres, and a thigh's length from the hip (its mount given, bobbed
-    down)."""
+    * its flight share) * thigh over the feet's centres, and a thigh's length from the hip
+    (its mount given, bobbed down)."""
     gait = random_entry(206).gait
     leg = dataclasses.replace(gait.legs[0], upper=0.2, lower=0.05, hip=(0.0, 0.0, 0.2),
                               home=(0.05, 0.0, 0.0))  # fmt: skip

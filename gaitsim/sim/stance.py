@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..gait import smooth01
+from ..gait import feet_down, smooth01
 from ..geometry import GRAVITY
 
 # math.exp overflows a float past this exponent (e^709.78 is the largest double)
@@ -175,13 +175,6 @@ LINE_SUPPORT_FEET = 3  # fewer point feet than this stand on a line (or a point)
 SUPPORT_SAMPLES = 720  # samples per gait cycle for ``line_support``
 
 
-def _feet_down(phases, duty: float, samples: int) -> np.ndarray:
-    """Which feet are down (samples, legs) at ``samples`` even points of a gait cycle: leg
-    at cycle ``phase`` down for the first ``duty`` of its cycle."""
-    u = np.arange(samples) / samples
-    return np.stack([((u + phase) % 1.0) < duty for phase in phases], axis=1)
-
-
 def line_support(phases, duty: float, period: float,
                  samples: int = SUPPORT_SAMPLES) -> tuple[float, float]:  # fmt: skip
     """(line, before): the longest stretch (s) of a gait cycle of ``period`` seconds in
@@ -189,7 +182,7 @@ def line_support(phases, duty: float, period: float,
     ``duty`` of its cycle: a trot's diagonal pair, a biped's single support), and the
     stretch with three or more down just before it (a trot's four-foot phase). (0, period)
     if three or more are always down; (period, 0) if never."""
-    weak = _feet_down(phases, duty, samples).sum(axis=1) < LINE_SUPPORT_FEET
+    weak = feet_down(phases, duty, samples).sum(axis=1) < LINE_SUPPORT_FEET
     if not weak.any() or weak.all():
         return (period, 0.0) if weak.all() else (0.0, period)
     weak = np.roll(weak, -int(np.argmax(weak)))  # start on a line stretch: none wraps
@@ -206,7 +199,7 @@ def line_stand(phases, duty: float, period: float, samples: int = SUPPORT_SAMPLE
     its cycle): a trot's diagonal pair, a biped's single support; 0 if three or more are
     always down. Unlike ``line_support`` a change of the feet (one landing as another
     lifts, a trot of duty exactly 0.5) ends a stand: the landing foot is placed anew."""
-    down = _feet_down(phases, duty, samples)
+    down = feet_down(phases, duty, samples)
     weak = down.sum(axis=1) < LINE_SUPPORT_FEET
     if not weak.any():
         return 0.0
