@@ -48,7 +48,9 @@ class BodyAssist:
         self.lift_impulse = 0.0  # N s, of the vertical force as signed (up: +)
         self.torque_impulse = 0.0  # N m s
 
-    def apply(self, pos, rot) -> None:
+    def apply(self, pos, rot, dt: float | None = None) -> None:
+        """Set the wrench toward the reference pose for the next ``dt`` seconds of physics
+        (default: one world step) and add it to the reported figures."""
         g, robot = self.gains, self.robot
         m = robot.mass
         wh = 2 * math.pi * g.height_hz
@@ -60,7 +62,7 @@ class BodyAssist:
         tx = self.k_att * ex - self.d_att * om[0]
         ty = self.k_att * ey - self.d_att * om[1]
         robot.apply_base_wrench((0.0, 0.0, fz), (tx, ty, 0.0))
-        dt = self.world.dt
+        dt = self.world.dt if dt is None else dt
         self.work += (abs(fz * v[2]) + abs(tx * om[0]) + abs(ty * om[1])) * dt
         self.force_impulse += abs(fz) * dt
         self.lift_impulse += fz * dt

@@ -274,15 +274,23 @@ def _polygon_distance(cx, cy, hull) -> tuple[float, bool]:
     return best, inside
 
 
+def _rotations(q):
+    """scipy Rotations of quaternions (..., 4) flattened to (N, 4), and which rows were not
+    finite (a diverged run's: given the identity here, to be NaN'd by the caller)."""
+    from scipy.spatial.transform import Rotation
+
+    q = np.asarray(q, float).reshape(-1, 4)
+    bad = ~np.isfinite(q).all(axis=-1)
+    return Rotation.from_quat(np.where(bad[:, None], [0.0, 0.0, 0.0, 1.0], q)), bad
+
+
 def rolled(q_from, q_to, radius: float) -> np.ndarray:
     """How far a sphere foot's centre moves by rolling without sliding from orientation
     ``q_from`` to ``q_to`` ((..., 4) quaternions, x y z w) on level ground: ``r phi x z``
     with ``phi`` the rotation vector between them."""
-    from scipy.spatial.transform import Rotation
-
-    a = Rotation.from_quat(np.reshape(q_from, (-1, 4)))
-    b = Rotation.from_quat(np.reshape(q_to, (-1, 4)))
+    (a, bad_a), (b, bad_b) = _rotations(q_from), _rotations(q_to)
     phi = (b * a.inv()).as_rotvec()
+    phi[bad_a | bad_b] = np.nan
     out = radius * np.stack([phi[:, 1], -phi[:, 0], np.zeros(len(phi))], axis=-1)
     return out.reshape(*np.shape(q_from)[:-1], 3)
 
@@ -382,10 +390,10 @@ def sole_on_ground(foot_quat, normals=None):
     """Each sole's forward axis laid on the ground (..., 3) and its pitch from the ground
     (rad, positive toe down), from its link's orientation (..., 4) and the ground's unit
     ``normals`` under it (..., 3; None: level ground)."""
-    from scipy.spatial.transform import Rotation
-
-    q = np.asarray(foot_quat, float)
-    fwd = Rotation.from_quat(q.reshape(-1, 4)).apply([1.0, 0.0, 0.0]).reshape(*q.shape[:-1], 3)
+    rot, bad = _rotations(foot_quat)
+    fwd = rot.apply([1.0, 0.0, 0.0])
+    fwd[bad] = np.nan  # a diverged run's rows
+    fwd = fwd.reshape(*np.shape(foot_quat)[:-1], 3)
     n = np.broadcast_to([0.0, 0.0, 1.0], fwd.shape) if normals is None else np.asarray(normals)
     along = np.sum(fwd * n, axis=-1)
     g = fwd - along[..., None] * n

@@ -227,8 +227,12 @@ class MujocoWorld(WorldBase):
                 _pair_friction(m)
 
     # ------------------------------------------------------------------ time
-    def step(self, n: int = 1) -> None:
-        """Advance the simulation by ``n`` fixed time steps (in C, without returning)."""
+    def step(self, n: int = 1, before=None) -> None:
+        """Advance the simulation by ``n`` fixed time steps (in C, without returning).
+        ``before(dt)``, if given, is called before each of MuJoCo's own steps (``substeps``
+        a world step) with its length (s): an explicit force held over a whole world step
+        would act on a stale state for the later ones (the assist on small, tall walkers
+        diverged so)."""
         if self.model is not None:
             m, d, k = self.model, self.data, self.substeps
             servo = self.robot._servo if self.robot is not None else None
@@ -238,7 +242,12 @@ class MujocoWorld(WorldBase):
                 for _ in range(int(n)):
                     if servo is not None:
                         servo()
-                    mujoco.mj_step(m, d, k)
+                    if before is None:
+                        mujoco.mj_step(m, d, k)
+                        continue
+                    for _ in range(k):
+                        before(h)
+                        mujoco.mj_step(m, d)
                 # MuJoCo resets a diverged state to the model's initial pose (its clock back
                 # to 0, its warning counters cleared) and goes on; make the blow-up visible
                 # instead, and keep it so (the run ends with verdict non_finite)

@@ -190,15 +190,20 @@ class World(WorldBase):
         )
 
     # ------------------------------------------------------------------ time
-    def step(self, n: int = 1) -> None:
+    def step(self, n: int = 1, before=None) -> None:
         """Advance the simulation by ``n`` fixed time steps. Each robot's held feedforward
         torques (``Robot.command_torque_list``) act in every one of them: PyBullet applies a
-        torque command for one step only, so it is sent again before each."""
+        torque command for one step only, so it is sent again before each. ``before(dt)``,
+        if given, is called before each of the engine's own steps with its length (s): here
+        once per world step (the assist's explicit wrench)."""
         cid, n = self.client, int(n)
         held = [r for r in self._holders if r._held is not None]
+        dt = self.dt
         for _ in range(n):
             for r in held:
                 r._apply_held()
+            if before is not None:
+                before(dt)
             p.stepSimulation(physicsClientId=cid)
         self._steps += n
 
