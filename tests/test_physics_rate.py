@@ -72,7 +72,7 @@ def test_the_bare_foot_s_ring_by_hand():
 def test_the_built_in_walkers_keep_240_hz(name):
     body = compile_body(name)
     assert body.sim_hz == 240.0
-    assert unsprung_hz(body.geometry) < 120.0
+    assert unsprung_hz(body.geometry) < PHYSICS_HZ / PAD_SAMPLES
 
 
 def test_gain_scale():
@@ -153,6 +153,24 @@ def test_a_walker_whose_bare_feet_ring_fast_lands_cleanly_at_its_own_rate():
     assert own["contact_timing_error"] <= 0.10
 
 
+@pytest.mark.slow
+def test_a_small_runner_s_soles_are_sampled_three_times_a_ring():
+    """Generated runner 450 (6.7 g, 54 mm standing, duty 0.42, on soles that ring at
+    220 Hz), 10 s flat under the assist: at 480 Hz (2.2 physics steps a period) its heading
+    swung +-60 deg every step and it ran away (speed ratio 6.9, verdict no_progress); at
+    its own rate, three steps a period (720 Hz), it walks."""
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+
+    entry = random_entry(450)
+    body = compile_body(entry)
+    ring = unsprung_hz(body.geometry, stiffness=body.sole_stiffness)
+    assert 210.0 < ring < 230.0 and body.sim_hz == 720.0
+    s = simulate(entry, seconds=10.0, config=ControlConfig(body="assist")).summary
+    assert s["sim_hz"] == 720.0 and s["verdict"] == "walked", s["verdict_reason"]
+    assert 0.9 < s["speed_ratio"] < 1.1 and s["heading_error_deg"] < 10.0
+
+
 def test_gaitsim_walk_prints_and_reports_the_rate(capsys):
     import json
 
@@ -200,7 +218,8 @@ def test_the_control_rate_of_a_fifth_of_a_fox_by_hand():
     """The fox stands 0.164 m tall (fall time sqrt(0.164 / 9.81) = 0.129 s: 7.8 control
     steps at 60 Hz); at a fifth of its size it stands 0.034 m (its foot radius is held at
     gaitsim's smallest, so a little more than a fifth: 0.059 s, 3.5 steps at 60 Hz, 7.1 at
-    120), so it gets 120 Hz; its physics stays 240 Hz."""
+    120), so it gets 120 Hz; its bare feet ring at 104 Hz, so its physics runs at 480 Hz
+    (three steps a ring: 312 Hz, rounded up to a multiple of 240)."""
     from gaitsim.walker import resolve_entry
 
     fox = compile_body("fox").geometry
@@ -209,22 +228,26 @@ def test_the_control_rate_of_a_fifth_of_a_fox_by_hand():
     h = small.geometry.standing_height
     assert h == pytest.approx(0.034, abs=1e-3)
     assert 60.0 * math.sqrt(h / 9.81) < 4.5 <= 120.0 * math.sqrt(h / 9.81)
-    assert small.control_hz == 120.0 and small.sim_hz == 240.0
+    assert small.control_hz == 120.0 and small.sim_hz == 480.0
+    assert 100.0 < unsprung_hz(small.geometry) < 110.0
 
 
 def test_a_fifth_of_a_fox_walks_at_its_own_control_rate_and_falls_at_60_hz():
-    """The fox at a fifth of its size (legs 3-4 cm, 0.13 m/s), 5 s flat, free: at its own
-    120 Hz it walks (speed ratio 1.00); held to 60 Hz, 3.5 control steps per fall time, it
-    falls (at 4.65 s in 10 s runs). Measured over the built-in walkers at 0.05-0.5 of
-    their size: 22 of 30 walk at 60 Hz, 26 at their own rates, none lost."""
+    """The fox at a fifth of its size (legs 3-4 cm, 0.13 m/s), 5 s flat, free, on 240 Hz
+    physics: at its own 120 Hz control it walks (speed ratio 1.00); held to 60 Hz, 3.5
+    control steps per fall time, it falls (at 4.65 s). Measured over the built-in walkers
+    at 0.05-0.5 of their size: 22 of 30 walk at 60 Hz, 26 at their own rates, none lost.
+    (On its own physics rate since stop 38, 480 Hz, it walks at 60 Hz control too: the
+    finer physics covers part of what the control rate was raised for.)"""
     from gaitsim.sim.controller import ControlConfig
     from gaitsim.sim.run import simulate
     from gaitsim.walker import resolve_entry
 
     small = scaled_entry(resolve_entry("fox"), 0.2)
-    own = simulate(small, seconds=5.0).summary
+    own = simulate(small, seconds=5.0, sim_hz=240.0).summary
     assert own["control_hz"] == 120.0 and own["verdict"] == "walked", own["verdict_reason"]
-    slow = simulate(small, seconds=5.0, config=ControlConfig(control_hz=60.0)).summary
+    slow = simulate(small, seconds=5.0, sim_hz=240.0,
+                    config=ControlConfig(control_hz=60.0)).summary  # fmt: skip
     assert slow["control_hz"] == 60.0 and slow["fell"], slow["verdict_reason"]
 
 
@@ -255,8 +278,9 @@ def test_the_servo_clock_by_hand():
     built-in bipeds (the raptor's 0.20858 s fall time is the reference, the mechanic's is
     0.23363 s) 1, the mechanic at a fifth of its size (every length x 0.2: fall time x
     sqrt(0.2)) 0.2085 / 0.10448 = 1.996, with its rates doubled on it (1.996 / 1.25 = 1.60
-    -> 2: 120 and 480 Hz; on the tuned gains 60 and 240), the raptor at 0.15 2.58 (-> 2.07:
-    x 4, 240 and 960 Hz); the mechanic at twice its size stays at 1."""
+    -> 2: 120 and 480 Hz; on the tuned gains 60 and 480, its soles ringing at 114 Hz),
+    the raptor at 0.15 2.58 (-> 2.07: x 4, 240 and 960 Hz); the mechanic at twice its size
+    stays at 1."""
     from gaitsim.walker import resolve_entry
 
     mechanic = resolve_entry("mechanic")
@@ -268,7 +292,7 @@ def test_the_servo_clock_by_hand():
     fifth = compile_body(scaled_entry(mechanic, 0.2))
     assert fifth.servo_clock == pytest.approx(0.2085 / (0.23363 * math.sqrt(0.2)), rel=1e-4)
     assert fifth.rates(fifth.servo_clock) == (120.0, 480.0)
-    assert fifth.rates() == (fifth.control_hz, fifth.sim_hz) == (60.0, 240.0)
+    assert fifth.rates() == (fifth.control_hz, fifth.sim_hz) == (60.0, 480.0)
     small = compile_body(scaled_entry(resolve_entry("raptor"), 0.15))
     assert small.servo_clock == pytest.approx(0.2085 / (0.20858 * math.sqrt(0.15)), rel=1e-4)
     assert small.rates(small.servo_clock) == (240.0, 960.0)
@@ -285,7 +309,7 @@ def test_a_run_takes_the_clock_of_its_body_mode():
     fifth = compile_body(scaled_entry(resolve_entry("mechanic"), 0.2))
     clock = fifth.servo_clock
     assert run_rates(fifth, "free") == (clock, 120.0, 480.0)
-    assert run_rates(fifth, "assist") == run_rates(fifth, "kinematic") == (1.0, 60.0, 240.0)
+    assert run_rates(fifth, "assist") == run_rates(fifth, "kinematic") == (1.0, 60.0, 480.0)
     assert run_rates(fifth, "assist", 2.0) == (2.0, 120.0, 480.0)
     assert run_rates(fifth, "free", None, 240.0, 960.0) == (clock, 240.0, 960.0)
 
@@ -392,7 +416,7 @@ def test_gaitsim_walk_and_the_env_run_a_small_free_biped_on_its_clock(tmp_path, 
     free, assist = runs["free"], runs["assist"]
     assert free["servo_clock"] == pytest.approx(1.996, abs=1e-3)
     assert (free["control_hz"], free["sim_hz"]) == (120.0, 480.0)
-    assert (assist["servo_clock"], assist["control_hz"], assist["sim_hz"]) == (1.0, 60.0, 240.0)
+    assert (assist["servo_clock"], assist["control_hz"], assist["sim_hz"]) == (1.0, 60.0, 480.0)
     env = gym.make("gaitsim/Walk-v0", walker=fifth, body="free")
     try:
         inner = env.unwrapped
