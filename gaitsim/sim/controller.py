@@ -980,14 +980,13 @@ class GaitController:
                 self.upper.hold(*self.robot.base_pose_floats(), self.world.dt)
             s = self.s_ref - ds * (1 - k / n)
             pos, rot, _, _ = self._ref(s)
-            if body == "assist":  # before each of the engine's own steps
+            if body == "assist":  # set before each of the engine's own steps
                 self.world.step(1, before=lambda dt, p=pos, r=rot: self.assist.apply(p, r, dt))
-                continue
             else:
                 ahead = self._ref(s + ds / n)[0]
                 vel = [(b - a) / self.world.dt for a, b in zip(pos, ahead, strict=True)]
                 place_base(self.world, self.robot, pos, rot, vel, yaw_rate)
-            self.world.step(1)
+                self.world.step(1)
         self.t += self.dt
 
     def _sense(self, ref, targets, short) -> None:
