@@ -23,6 +23,8 @@ CLEARANCE_DROP = 0.15  # ... and drops to the ground only in this last share
 CLEARANCE_FLOOR = 0.6  # the floor, as a share of the lift, at the gait's own step rate
 
 
+CYCLE_SAMPLES = 720  # even points of a gait cycle at which ``feet_down`` tables it
+
 def smoothstep(t):
     """3t^2 - 2t^3: eases in and out with zero slope at 0 and 1."""
     t = np.asarray(t, dtype=float)
@@ -55,7 +57,7 @@ def in_stance(gait: Gait, t) -> np.ndarray:
     return np.asarray(t) < gait.duty
 
 
-def feet_down(phases, duty: float, samples: int) -> np.ndarray:
+def feet_down(phases, duty: float, samples: int = CYCLE_SAMPLES) -> np.ndarray:
     """Which feet are down (samples, legs) at ``samples`` even points of a gait cycle: leg
     at cycle ``phase`` down for the first ``duty`` of its cycle."""
     u = np.arange(samples) / samples

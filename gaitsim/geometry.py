@@ -21,7 +21,7 @@ import numpy as np
 
 from .catalog import KNEES, CatalogError, Gait
 from .feet import ankle_height
-from .gait import feet_down
+from .gait import CYCLE_SAMPLES, feet_down
 from .ik import KNEE_UP, LegChain, two_bone
 from .polygon import convex_hull, nearest_in_hull
 
@@ -41,7 +41,7 @@ KNEE_SAG_FLIGHT = 0.2  # ... and by this much more per share of the cycle with n
 # sag was 0.013-0.026 of the thigh with flight 4-7 % of the cycle and 0.06-0.09 with
 # 24-30 %; five of the latter (generated seeds 40, 336, 449, 820, 845: thighs 3.8-4.7 times
 # their shins) still knelt at KNEE_SAG alone and needed 2-4 % more height
-FLIGHT_SAMPLES = 720  # points of the gait cycle at which ``flight_share`` looks
+FLIGHT_SAMPLES = CYCLE_SAMPLES  # points of the gait cycle at which ``flight_share`` looks
 UP_HIP_INSET = 0.4  # an 'up' leg's default hip sits at this share of its home's lateral offset
 BOB_FRACTION = 0.015  # default bob amplitude as a share of the hip height
 FOOT_RADIUS_FRACTION = 0.12  # default foot radius as a share of the shortest shin

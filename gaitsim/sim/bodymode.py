@@ -31,12 +31,13 @@ class AssistGains:
 
 
 class BodyAssist:
-    """The assist's spring-damper on one robot; ``apply(pos, rot)`` each substep pulls the
-    base toward the reference pose (position, row-major rotation)."""
+    """The assist's spring-damper on one robot; ``apply(pos, rot, dt)`` before each of the
+    engine's own steps pulls the base toward the reference pose (position, row-major
+    rotation)."""
 
-    def __init__(self, world, robot, gains: AssistGains, standing_height: float,
+    def __init__(self, robot, gains: AssistGains, standing_height: float,
                  tilt_inertia: float):  # fmt: skip
-        self.world, self.robot, self.gains = world, robot, gains
+        self.robot, self.gains = robot, gains
         m = robot.mass
         # roll/pitch: a spring stiff enough to hold the body upright over its feet
         # (``attitude_hold`` times the toppling stiffness m g h), damped against the whole
@@ -48,9 +49,10 @@ class BodyAssist:
         self.lift_impulse = 0.0  # N s, of the vertical force as signed (up: +)
         self.torque_impulse = 0.0  # N m s
 
-    def apply(self, pos, rot, dt: float | None = None) -> None:
+    def apply(self, pos, rot, dt: float) -> None:
         """Set the wrench toward the reference pose for the next ``dt`` seconds of physics
-        (default: one world step) and add it to the reported figures."""
+        (one of the engine's own steps: ``World.step``'s ``before``) and add it to the
+        reported figures."""
         g, robot = self.gains, self.robot
         m = robot.mass
         wh = 2 * math.pi * g.height_hz
@@ -62,7 +64,6 @@ class BodyAssist:
         tx = self.k_att * ex - self.d_att * om[0]
         ty = self.k_att * ey - self.d_att * om[1]
         robot.apply_base_wrench((0.0, 0.0, fz), (tx, ty, 0.0))
-        dt = self.world.dt if dt is None else dt
         self.work += (abs(fz * v[2]) + abs(tx * om[0]) + abs(ty * om[1])) * dt
         self.force_impulse += abs(fz) * dt
         self.lift_impulse += fz * dt

@@ -47,6 +47,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -400,8 +401,8 @@ class GaitController:
         self._last_yaw = yaw_of(self._last.quaternion)
         self.assist = None
         if self.config.body == "assist":
-            self.assist = BodyAssist(self.world, self.robot, self.config.assist,
-                                     self._stand_h, self.robot.tilt_inertia())  # fmt: skip
+            self.assist = BodyAssist(self.robot, self.config.assist, self._stand_h,
+                                     self.robot.tilt_inertia())  # fmt: skip
 
     @property
     def sensed(self):
@@ -981,7 +982,7 @@ class GaitController:
             s = self.s_ref - ds * (1 - k / n)
             pos, rot, _, _ = self._ref(s)
             if body == "assist":  # set before each of the engine's own steps
-                self.world.step(1, before=lambda dt, p=pos, r=rot: self.assist.apply(p, r, dt))
+                self.world.step(1, before=partial(self.assist.apply, pos, rot))
             else:
                 ahead = self._ref(s + ds / n)[0]
                 vel = [(b - a) / self.world.dt for a, b in zip(pos, ahead, strict=True)]

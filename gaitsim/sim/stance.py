@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..gait import feet_down, smooth01
+from ..gait import CYCLE_SAMPLES, feet_down, smooth01
 from ..geometry import GRAVITY
 
 # math.exp overflows a float past this exponent (e^709.78 is the largest double)
@@ -172,7 +172,7 @@ def stiffness_blend(margin: float, band: float) -> float:
 
 
 LINE_SUPPORT_FEET = 3  # fewer point feet than this stand on a line (or a point)
-SUPPORT_SAMPLES = 720  # samples per gait cycle for ``line_support``
+SUPPORT_SAMPLES = CYCLE_SAMPLES  # samples per gait cycle for ``line_support``
 
 
 def line_support(phases, duty: float, period: float,
