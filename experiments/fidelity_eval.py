@@ -5,12 +5,14 @@ start and from episode seed 1, a 5 deg climb, a 5 deg descent and 1 cm rough gro
 
 Run: python experiments/fidelity_eval.py [--engine pybullet|mujoco] [--workers 2]
 [--seconds 10] [--json FILE] [--seeds A-B] [--conditions C,C] [--no-built-in]
-[--catalog FILE] [--lopsided-knees | --mixed-legs | --every-kind]
+[--catalog FILE] [--lopsided-knees | --mixed-legs | --every-kind | --flight-gaits]
 (``--catalog``: a user's own walkers; those with fewer than four legs or duty < 0.5 are
 run on their default body and judged by their verdict alone; ``--lopsided-knees``: the
 generated walkers drawn with one hind knee forward, one back; ``--mixed-legs``: drawn
 with legs that differ from pair to pair; ``--every-kind``: every walker of the seeds,
-those outside the bounds on their default body, judged by their verdict)
+those outside the bounds on their default body, judged by their verdict;
+``--flight-gaits``: the seeds' gaits with flight phases, plain and with mixed legs, on
+their default body, judged by their verdict)
 (``--seeds 40-99 --conditions flat --no-built-in``: a fresh sample of walkers, flat only)
 
 The bounds checked (a run that misses one is listed with the reason):
@@ -59,6 +61,24 @@ def generated_seeds(seeds=SEED_RANGE, lopsided: bool = False, mixed: bool = Fals
     return out
 
 
+def flight_names(seeds) -> list[str]:
+    """``--flight-gaits``: the seeds' gaits with flight phases (some part of the cycle with
+    no foot down, ``geometry.flight_share``), as ``flightN`` (the plain walker) and
+    ``flightmN`` (drawn with ``mixed_legs``, where that differs from the plain one)."""
+    from gaitsim.generate import random_entry
+    from gaitsim.geometry import flight_share
+
+    out = []
+    for s in seeds:
+        plain = random_entry(s)
+        if flight_share(plain.gait) > 0.0:
+            out.append(f"flight{s}")
+        mixed = random_entry(s, mixed_legs=True)
+        if mixed != plain and flight_share(mixed.gait) > 0.0:
+            out.append(f"flightm{s}")
+    return out
+
+
 CATALOG_SEP = "::"  # a walker from a user's catalog is named FILE::WALKER
 
 
@@ -75,6 +95,9 @@ def walker_of(name: str):
         return random_entry(int(name[8:]), lopsided_knees=True)
     if name.startswith("mixed"):  # a generated walker whose legs differ pair to pair
         return random_entry(int(name[5:]), mixed_legs=True)
+    if name.startswith("flight"):  # a generated gait with flight phases (``--flight-gaits``)
+        rest = name[6:]
+        return random_entry(int(rest.lstrip("m")), mixed_legs=rest.startswith("m"))
     if name.startswith("any"):  # a generated walker of any kind (``--every-kind``)
         return random_entry(int(name[3:]))
     return random_entry(int(name[4:])) if name.startswith("seed") else resolve_entry(name)
@@ -90,7 +113,7 @@ def verdict_only(name: str) -> bool:
     body (``sim.run.default_body``: the assist for bipeds and flight phases) and is judged
     by its verdict alone; so is a generated walker of ``--every-kind`` outside them. (The
     other generated walkers and the built-in ones are always within the bounds.)"""
-    mine = CATALOG_SEP in name or name.startswith("any")
+    mine = CATALOG_SEP in name or name.startswith(("any", "flight"))
     return mine and not in_bounds(walker_of(name).gait)
 
 
@@ -291,6 +314,13 @@ def main(argv=None) -> int:
         "duty < 0.5 on their default body (the assist), judged by the verdict alone",
     )
     ap.add_argument(
+        "--flight-gaits",
+        action="store_true",
+        help="run the seeds' gaits with flight phases, plain (flightN) and drawn with "
+        "mixed legs (flightmN), on their default body (the assist), judged by the "
+        "verdict alone",
+    )
+    ap.add_argument(
         "--set",
         metavar="FIELD=VALUE",
         type=config_setting,
@@ -308,9 +338,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.workers < 1 or not (math.isfinite(args.seconds) and args.seconds > 0):
         ap.error("--workers must be at least 1 and --seconds positive")
-    if args.lopsided_knees + args.mixed_legs + args.every_kind > 1:
-        ap.error("--lopsided-knees, --mixed-legs and --every-kind are different samples: "
-                 "give one")
+    if args.lopsided_knees + args.mixed_legs + args.every_kind + args.flight_gaits > 1:
+        ap.error("--lopsided-knees, --mixed-legs, --every-kind and --flight-gaits are "
+                 "different samples: give one")
     from tqdm import tqdm
 
     from gaitsim.catalog import atomic_write_text
@@ -320,6 +350,8 @@ def main(argv=None) -> int:
         args.seeds = range(0) if args.catalog else SEED_RANGE
     if args.every_kind:
         names += [f"any{s}" for s in args.seeds]
+    elif args.flight_gaits:
+        names += flight_names(args.seeds)
     else:
         prefix = "lopsided" if args.lopsided_knees else "mixed" if args.mixed_legs else "seed"
         names += [f"{prefix}{s}" for s in generated_seeds(args.seeds, args.lopsided_knees,

@@ -263,8 +263,29 @@ def test_every_kind_runs_every_walker_and_judges_the_rest_by_verdict(capsys, tmp
     assert fe.verdict_only("any0") and not fe.verdict_only("any38")
 
 
+def test_the_flight_sample_is_the_gaits_with_flight_phases():
+    """``--flight-gaits``: every plain or mixed-legged walker of the seeds with some part
+    of its cycle with no foot down, judged by its verdict on its default body."""
+    from gaitsim.generate import random_entry
+    from gaitsim.geometry import flight_share
+
+    names = fe.flight_names(range(0, 12))
+    assert names and all(n.startswith("flight") for n in names)
+    for s in range(12):
+        plain, mixed = random_entry(s), random_entry(s, mixed_legs=True)
+        assert (f"flight{s}" in names) == (flight_share(plain.gait) > 0)
+        assert (f"flightm{s}" in names) == (mixed != plain and flight_share(mixed.gait) > 0)
+    for n in names:
+        assert flight_share(fe.walker_of(n).gait) > 0 and fe.verdict_only(n)
+    assert any(n.startswith("flightm") for n in names)
+
+
 def test_the_samples_are_one_at_a_time(capsys):
     with pytest.raises(SystemExit) as e:
         fe.main(["--mixed-legs", "--every-kind"])
+    assert e.value.code == 2
+    assert "different samples" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        fe.main(["--every-kind", "--flight-gaits"])
     assert e.value.code == 2
     assert "different samples" in capsys.readouterr().err

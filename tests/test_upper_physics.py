@@ -45,10 +45,11 @@ def mechanic_swing():
 
 def test_mechanic_with_its_upper_body_walks_and_twists(mechanic_swing):
     """The hips twist and the shoulders turn the other way, by more than the hips. Under
-    the default 1 Hz assist the point-footed mechanic's hips twist 2.45° (shoulders 5.8°,
-    ratio -1.9); under the 3 Hz assist it had before stop 34, 3.7° (ratio -1.2): the
-    softer assist leaves the body's bounce to the legs and the stance legs turn the pelvis
-    less (the rule: 4.5°). Both are checked, each against its own measurement."""
+    the default 1 Hz assist the point-footed mechanic's hips twist 2.35° (shoulders 5.8°,
+    ratio -2.0); under the 3 Hz assist it had before stop 34, 2.57° (ratio -1.8; the rule:
+    4.5°). Until stop 39 the 3 Hz assist twisted them 3.7°: its height damper, measuring
+    the body's vertical velocity from zero, braked the planned bob (mean force 0.2-0.5 of
+    the weight); it now damps only the departure from the reference's (0.13)."""
     s = mechanic_swing
     assert s["verdict"] == "walked", s["verdict_reason"]
     assert s["hip_twist_deg"] >= 2.0
@@ -59,7 +60,7 @@ def test_mechanic_with_its_upper_body_walks_and_twists(mechanic_swing):
 
     stiff = ControlConfig(body="assist", assist=AssistGains(height_hz=3.0))
     s3 = _run(_on_spheres("mechanic"), seconds=8.0, config=stiff)
-    assert s3["verdict"] == "walked" and s3["hip_twist_deg"] >= 3.0
+    assert s3["verdict"] == "walked" and s3["hip_twist_deg"] >= 2.0
     assert s3["shoulder_twist_deg"] >= s3["hip_twist_deg"] and s3["shoulder_hip_ratio"] < -0.7
 
 

@@ -54,11 +54,29 @@ def test_the_assist_s_net_lift_and_the_feet_carry_the_weight_between_them(name):
     assert s["assist_mean_force_per_weight"] >= abs(s["assist_net_lift_per_weight"])
 
 
+@pytest.mark.parametrize("name", ["mechanic", "raptor"])
+def test_the_assist_does_not_brake_a_climb(name):
+    """The assist's height damper acts on the body's vertical velocity less the
+    reference's: climbing or descending 10 deg, a body that keeps to its reference gets no
+    push down or up from it. Measured from zero, as before, the assisted mechanic's net
+    lift was -0.11 of its weight up and +0.16 down (10 s; the raptor -0.09 and +0.14);
+    now +0.02 to +0.03 both ways, within 0.02 of each other."""
+    lifts = []
+    for deg in (10.0, -10.0):
+        s = simulate(name, seconds=6, terrain=Slope(math.radians(deg)),
+                     config=ControlConfig(body="assist")).summary  # fmt: skip
+        assert s["verdict"] == "walked", s["verdict_reason"]
+        lifts.append(s["assist_net_lift_per_weight"])
+    assert abs(lifts[0] - lifts[1]) < 0.04, lifts
+    assert min(lifts) > -0.02, lifts
+
+
 def test_a_bouncing_gait_s_assist_pushes_down_as_well_as_up():
     """Generated walker 19 (eight legs, duty 0.38: flight phases) with the assist, 6 s:
     its mean |vertical force| (what the `carried` verdict reads) is well above its net lift
-    (0.26 and 0.06 of the weight): it pulls the bouncing body down as well as holding it
-    up."""
+    (0.19 and 0.06 of the weight; 0.26 and 0.06 before its height damper followed the
+    reference's own vertical motion, stop 39): it pulls the bouncing body down as well as
+    holding it up."""
     from gaitsim.generate import random_entry
 
     s = simulate(random_entry(19), seconds=6, config=ControlConfig(body="assist")).summary

@@ -981,10 +981,11 @@ class GaitController:
                 self.upper.hold(*self.robot.base_pose_floats(), self.world.dt)
             s = self.s_ref - ds * (1 - k / n)
             pos, rot, _, _ = self._ref(s)
+            ahead = self._ref(s + ds / n)[0]
             if body == "assist":  # set before each of the engine's own steps
-                self.world.step(1, before=partial(self.assist.apply, pos, rot))
+                climb = (ahead[2] - pos[2]) / self.world.dt
+                self.world.step(1, before=partial(self.assist.apply, pos, rot, climb=climb))
             else:
-                ahead = self._ref(s + ds / n)[0]
                 vel = [(b - a) / self.world.dt for a, b in zip(pos, ahead, strict=True)]
                 place_base(self.world, self.robot, pos, rot, vel, yaw_rate)
                 self.world.step(1)
