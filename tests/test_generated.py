@@ -227,8 +227,8 @@ def test_a_hip_yaw_is_stiff_only_for_gaits_with_flight_phases():
 RUNNER_1097_REACH = pytest.mark.xfail(
     strict=True,
     reason="since stop 39 (the assist's height damper follows the reference's own vertical "
-    "motion, here its planned bob) runner 1097 on its own hip yaw keeps its heading (4.3 "
-    "deg) but reaches 12.0 mm short (> 10) and lands 1.20 times per stance",
+    "motion) runner 1097 on its own hip yaw keeps its heading (4.3 deg) but reaches 12.0 mm "
+    "short (> 10) and lands 1.20 times per stance; with no planned bob it fails too",
 )
 
 
