@@ -21,9 +21,8 @@ STANCE_PHASE_BOUNDS = (0.12 / 0.6, 0.30 / 0.6, 0.45 / 0.6)
 CLEARANCE_RISE = 0.15  # the clearance arc reaches its floor in this share of the swing
 CLEARANCE_DROP = 0.15  # ... and drops to the ground only in this last share
 CLEARANCE_FLOOR = 0.6  # the floor, as a share of the lift, at the gait's own step rate
-
-
 CYCLE_SAMPLES = 720  # even points of a gait cycle at which ``feet_down`` tables it
+
 
 def smoothstep(t):
     """3t^2 - 2t^3: eases in and out with zero slope at 0 and 1."""
