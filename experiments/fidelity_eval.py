@@ -5,14 +5,18 @@ start and from episode seed 1, a 5 deg climb, a 5 deg descent and 1 cm rough gro
 
 Run: python experiments/fidelity_eval.py [--engine pybullet|mujoco] [--workers 2]
 [--seconds 10] [--json FILE] [--seeds A-B] [--conditions C,C] [--no-built-in]
-[--catalog FILE] [--lopsided-knees | --mixed-legs | --every-kind | --flight-gaits]
+[--catalog FILE] [--lopsided-knees | --mixed-legs | --every-kind | --flight-gaits |
+--irregular]
 (``--catalog``: a user's own walkers; those with fewer than four legs or duty < 0.5 are
 run on their default body and judged by their verdict alone; ``--lopsided-knees``: the
 generated walkers drawn with one hind knee forward, one back; ``--mixed-legs``: drawn
 with legs that differ from pair to pair; ``--every-kind``: every walker of the seeds,
 those outside the bounds on their default body, judged by their verdict;
 ``--flight-gaits``: the seeds' gaits with flight phases, plain and with mixed legs, on
-their default body, judged by their verdict)
+their default body, judged by their verdict; ``--irregular``: walkers outside the paired
+families, ``gaitsim.generate.irregular_walker``: 3-8 legs, odd counts too, hips round an
+oval, pace, lateral, diagonal, rotary or random phases; those with three legs judged by
+their verdict)
 (``--seeds 40-99 --conditions flat --no-built-in``: a fresh sample of walkers, flat only)
 
 The bounds checked (a run that misses one is listed with the reason):
@@ -98,6 +102,10 @@ def walker_of(name: str):
     if name.startswith("flight"):  # a generated gait with flight phases (``--flight-gaits``)
         rest = name[6:]
         return random_entry(int(rest.lstrip("m")), mixed_legs=rest.startswith("m"))
+    if name.startswith("irregular"):  # outside the paired families (``--irregular``)
+        from gaitsim.generate import irregular_entry
+
+        return irregular_entry(int(name[9:]))
     if name.startswith("any"):  # a generated walker of any kind (``--every-kind``)
         return random_entry(int(name[3:]))
     return random_entry(int(name[4:])) if name.startswith("seed") else resolve_entry(name)
@@ -113,7 +121,7 @@ def verdict_only(name: str) -> bool:
     body (``sim.run.default_body``: the assist for bipeds and flight phases) and is judged
     by its verdict alone; so is a generated walker of ``--every-kind`` outside them. (The
     other generated walkers and the built-in ones are always within the bounds.)"""
-    mine = CATALOG_SEP in name or name.startswith(("any", "flight"))
+    mine = CATALOG_SEP in name or name.startswith(("any", "flight", "irregular"))
     return mine and not in_bounds(walker_of(name).gait)
 
 
@@ -165,6 +173,8 @@ def misses(name: str, cond: str, s: dict, duty: float, verdict: bool = False) ->
         return [] if s["verdict"] == "walked" else [f"verdict {s['verdict']}"]
     out = []
     td = s["touchdowns_per_stance"]
+    if td is None:  # a run that fell before any planned stance ended has none measured
+        td = math.nan
     if cond.startswith("flat"):
         err = [abs(d - duty) for d in s["duty_by_leg"]]
         mean = abs(sum(s["duty_by_leg"]) / len(err) - duty)
@@ -180,7 +190,7 @@ def misses(name: str, cond: str, s: dict, duty: float, verdict: bool = False) ->
             slip = s["slip_mm_per_stance"]
             checks.append((slip <= SLIP_BEFORE_MM[name], f"slip {slip:.1f} mm per stance"))
         out += [why for ok, why in checks if not ok]
-    elif td > TD_OFF:
+    elif not td <= TD_OFF:  # (NaN: not measured, a miss)
         out.append(f"touchdowns per stance {td:.2f} > {TD_OFF}")
     if s["verdict"] != "walked":
         out.append(f"verdict {s['verdict']}")
@@ -321,6 +331,13 @@ def main(argv=None) -> int:
         "verdict alone",
     )
     ap.add_argument(
+        "--irregular",
+        action="store_true",
+        help="run the seeds' irregular walkers (gaitsim.generate.irregular_walker: 3-8 "
+        "legs, odd counts too, hips round an oval, pace, lateral, diagonal, rotary or "
+        "random phases), as irregularN; those with three legs judged by the verdict alone",
+    )
+    ap.add_argument(
         "--set",
         metavar="FIELD=VALUE",
         type=config_setting,
@@ -338,9 +355,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.workers < 1 or not (math.isfinite(args.seconds) and args.seconds > 0):
         ap.error("--workers must be at least 1 and --seconds positive")
-    if args.lopsided_knees + args.mixed_legs + args.every_kind + args.flight_gaits > 1:
-        ap.error("--lopsided-knees, --mixed-legs, --every-kind and --flight-gaits are "
-                 "different samples: give one")
+    samples = (args.lopsided_knees, args.mixed_legs, args.every_kind, args.flight_gaits,
+               args.irregular)  # fmt: skip
+    if sum(samples) > 1:
+        ap.error("--lopsided-knees, --mixed-legs, --every-kind, --flight-gaits and "
+                 "--irregular are different samples: give one")
     from tqdm import tqdm
 
     from gaitsim.catalog import atomic_write_text
@@ -352,6 +371,8 @@ def main(argv=None) -> int:
         names += [f"any{s}" for s in args.seeds]
     elif args.flight_gaits:
         names += flight_names(args.seeds)
+    elif args.irregular:
+        names += [f"irregular{s}" for s in args.seeds]
     else:
         prefix = "lopsided" if args.lopsided_knees else "mixed" if args.mixed_legs else "seed"
         names += [f"{prefix}{s}" for s in generated_seeds(args.seeds, args.lopsided_knees,

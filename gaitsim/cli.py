@@ -426,8 +426,8 @@ def cmd_walk(args) -> int:
                 "; exit code 1"
             )
     origin = _origin_note(entry)
-    notes = (_line_balance_note(summary), origin and f"note: {origin}",
-             _biped_tempo_note(entry, summary))  # fmt: skip
+    notes = (_line_balance_note(summary) or _support_note(entry, summary),
+             origin and f"note: {origin}", _biped_tempo_note(entry, summary))  # fmt: skip
     for note in notes:
         if note and not args.quiet:
             print(note, file=sys.stderr)
@@ -487,6 +487,32 @@ def _line_balance_note(summary) -> str | None:
         "slow trots with little or no four-foot phase, fall free). --body assist (the "
         "default for them) walks it; a duty further above 0.5 or a faster cycle (a higher "
         "clip_speed) shortens the stand"
+    )
+
+
+def _support_note(entry, summary) -> str | None:
+    """Why a free multi-legged walker may have fallen: the share of its cycle that its
+    planned support leaves the body nothing to stand over without swaying (every foot down
+    on one side, one foot or none, fewer than three), and what to try (None unless a free
+    walker with three or more legs fell and some such share is above zero)."""
+    from .sim.stance import support_shares
+
+    if summary.body != "free" or not summary.fell or entry.gait.n_legs < 3:
+        return None
+    shares = support_shares(entry.gait)
+    parts = [f"{shares[k]:.0%} {what}" for k, what in (
+        ("one_side", "with every foot down on one side of the body"),
+        ("one_foot", "on one foot or none"),
+        ("under_three", "on fewer than three feet")) if shares[k] > 0.0]  # fmt: skip
+    if not parts:
+        return None
+    listed = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    return (
+        f"note: of each gait cycle this gait spends {listed}: a free body of point feet stays up "
+        "there only by swaying its centre of mass onto that support, which the free "
+        "controller does not always manage; --body assist (a reported light spring-damper) "
+        "walks most such gaits, or give more legs a share of those phases (phase offsets "
+        "spread round the cycle, a higher duty)"
     )
 
 
@@ -943,9 +969,10 @@ def _body_args(p) -> None:
         "--body",
         choices=["auto", "free", "assist", "kinematic"],
         default="auto",
-        help="auto (default): free for walkers with three or more legs and duty >= 0.5, "
-        "assist for bipeds, gaits with flight phases (duty < 0.5) and point-footed gaits "
-        "that stand on a line long enough for a drift to grow over 15-fold (slow trots "
+        help="auto (default): free for walkers with four or more legs and duty >= 0.5, "
+        "assist for two or three legs, gaits with flight phases (duty < 0.5) and "
+        "point-footed gaits that stand on a line long enough for a drift to grow over "
+        "15-fold (slow trots "
         "with little four-foot phase; the walk table's line drift growth); free: plain physics; "
         "assist: a reported virtual spring-damper holds height, roll and pitch; kinematic: "
         "the body follows its reference path, only the legs are simulated",

@@ -6,6 +6,10 @@ duty factor from 0.35 to 0.85, and a stride, lift and speed in proportion to the
 pendulum-like cycle time). The result is a catalog mapping (Gaitkit's frame, as a user
 would write it) that ``parse_catalog`` turns into an Entry; ``random_entry`` does both.
 
+``irregular_walker(seed)`` draws from outside those paired families: 3 to 8 legs (odd
+counts too) round an oval, each leg its own length, and pace, lateral, diagonal, rotary
+or random phases (``irregular_entry`` parses it).
+
 The draws are independent of gaitsim's own defaults (hip height, masses, gains are left to
 the geometry rules), so a generated walker exercises them the way a new user's would.
 """
@@ -125,6 +129,107 @@ def random_walker(
     if mixed_legs and n > 2:
         gait = mix_legs(gait, seed)
     return {f"generated_{seed}": {"gait": gait}}
+
+
+IRREGULAR_LEGS = (3, 4, 5, 6, 7, 8)  # ``irregular_walker``'s leg counts, odd ones too
+IRREGULAR_DUTY = (0.5, 0.85)  # standing gaits: no flight phases
+IRREGULAR_PATTERNS = ("pace", "lateral", "diagonal", "rotary", "random")
+
+
+def irregular_walker(seed: int, pattern: str | None = None) -> dict:
+    """A walker outside ``random_walker``'s paired, symmetric families, as a user might
+    write one: 3 to 8 legs (odd counts too), feet around an oval rather than in left/right
+    pairs (sprawled, 'up' legs with every foot well out to the side), each leg's length
+    and bone ratio its own (within a factor of 1.5), one knee kind per walker or per leg,
+    a duty factor from 0.5 to 0.85 and one of five phase patterns:
+
+    - ``pace``: the legs of each side together, the sides half a cycle apart;
+    - ``lateral`` and ``diagonal``: the four-beat sequences of a walk (left hind, left
+      fore, right hind, right fore, or the diagonal's order), spread over the legs by their
+      place along the body;
+    - ``rotary``: a wave running around the body, each leg at its angle round the oval;
+    - ``random``: every phase drawn alone.
+
+    ``pattern`` pins that draw (every other draw stays the seed's). Drawn from its own
+    generator, so ``random_walker``'s walkers are unchanged. The result is a catalog
+    mapping (Gaitkit's frame); the name is ``irregular_<seed>``."""
+    if pattern is not None and pattern not in IRREGULAR_PATTERNS:
+        raise ValueError(
+            f"pattern must be one of {', '.join(IRREGULAR_PATTERNS)}, got {pattern!r}")
+    rng = np.random.default_rng([seed, 7])
+    n = int(rng.choice(IRREGULAR_LEGS))
+    length = _log_uniform(rng, 0.08, 1.2)
+    ratio = _log_uniform(rng, 0.4, 2.5)
+    duty = float(rng.uniform(*IRREGULAR_DUTY))
+    stride = length * float(rng.uniform(0.25, 0.5))
+    lift = length * float(rng.uniform(0.08, 0.16))
+    half_len = length * float(rng.uniform(0.5, 1.2))  # the oval of the feet
+    half_wid = length * float(rng.uniform(0.3, 0.6))
+    per_leg_knees = bool(rng.random() < 0.3)
+    knee = str(rng.choice(("forward", "back", "up")))
+    # sprawled legs stand with their feet well out to the side (as random_walker's)
+    side_min = 0.5 if knee == "up" else 0.15
+    if knee == "up":
+        half_wid = length * float(rng.uniform(0.55, 0.8))
+    drawn = str(rng.choice(IRREGULAR_PATTERNS))
+    pattern = drawn if pattern is None else pattern
+    # legs evenly round the oval from a random start, a little jitter, none on the midline
+    base = float(rng.uniform(0.0, 2.0 * math.pi))
+    angles = [base + 2.0 * math.pi * (k + float(rng.uniform(-0.2, 0.2))) / n for k in range(n)]
+    segments = []
+    for k, a in enumerate(angles):
+        x, z = half_wid * math.sin(a), half_len * math.cos(a)
+        if abs(x) < side_min * half_wid:  # a foot near the midline: move it out
+            x = math.copysign(side_min * half_wid, x if x != 0.0 else 1.0)
+        leg = length * float(rng.uniform(1.0, 1.5))
+        r = ratio * float(rng.uniform(0.8, 1.25))
+        thigh = leg * r / (1.0 + r)
+        k_kind = str(rng.choice(("forward", "back"))) if per_leg_knees and knee != "up" else knee
+        segments.append({
+            "name": f"leg{k}",
+            "side": "L" if x > 0 else "R",
+            "phase": 0.0,
+            "knee": k_kind,
+            "upper": round(thigh, 5),
+            "lower": round(leg - thigh, 5),
+            "home": [round(x, 5), 0.0, round(z, 5)],
+        })  # fmt: skip
+    cycle_time = 2.0 * math.pi * math.sqrt(length / GRAVITY) * float(rng.uniform(0.6, 1.1))
+    for seg, ph in zip(segments, _irregular_phases(rng, pattern, segments), strict=True):
+        seg["phase"] = round(ph % 1.0, 4)  # (random phases are the last draws)
+    gait = {
+        "stride": round(stride, 5),
+        "duty": round(duty, 4),
+        "lift": round(lift, 5),
+        "clip_speed": round(stride / duty / cycle_time, 5),
+        "segments": segments,
+    }
+    return {f"irregular_{seed}": {"gait": gait}}
+
+
+def _irregular_phases(rng, pattern: str, segments: list[dict]) -> list[float]:
+    """Each leg's phase for ``irregular_walker``'s ``pattern`` (legs' homes in Gaitkit's
+    frame: x left, z forward)."""
+    xs = [s["home"][0] for s in segments]
+    zs = [s["home"][2] for s in segments]
+    lo, hi = min(zs), max(zs)
+    along = [(z - lo) / (hi - lo) if hi > lo else 0.5 for z in zs]  # 0 hind .. 1 fore
+    left = [x > 0 for x in xs]
+    if pattern == "pace":
+        return [0.0 if lf else 0.5 for lf in left]
+    if pattern == "lateral":  # left hind 0, left fore 0.25, right hind 0.5, right fore 0.75
+        return [0.25 * a + (0.0 if lf else 0.5) for a, lf in zip(along, left, strict=True)]
+    if pattern == "diagonal":  # left hind 0, right fore 0.25, right hind 0.5, left fore 0.75
+        return [(0.75 * a if lf else 0.5 - 0.25 * a) for a, lf in zip(along, left, strict=True)]
+    if pattern == "rotary":
+        return [math.atan2(x, z) / (2.0 * math.pi) for x, z in zip(xs, zs, strict=True)]
+    return [float(rng.uniform(0.0, 1.0)) for _ in segments]
+
+
+def irregular_entry(seed: int, pattern: str | None = None) -> Entry:
+    """``irregular_walker(seed, pattern)`` parsed into an Entry."""
+    (entry,) = parse_catalog(irregular_walker(seed, pattern)).values()
+    return entry
 
 
 MIX_LENGTH = (1.0, 1.6)  # a pair's leg length as a multiple of the drawn (shortest) one

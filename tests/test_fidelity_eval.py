@@ -49,6 +49,14 @@ def test_each_bound_is_applied(name, cond, change, reason):
     assert len(why) == 1 and reason in why[0], why
 
 
+@pytest.mark.parametrize("cond", ["flat", "up5"])
+def test_a_run_with_no_touchdowns_measured_misses_that_bound(cond):
+    # a walker that falls before any planned stance ends has no touchdowns per stance
+    # (None in its summary): a miss, not a crash of the report
+    why = fe.misses("seed3", cond, _summary(touchdowns_per_stance=None, verdict="fell"), 0.70)
+    assert any("touchdowns per stance nan" in w for w in why) and "verdict fell" in why
+
+
 def test_slip_is_bounded_for_the_built_in_walkers_only_and_off_flat_ground_duty_is_not():
     assert fe.misses("seed3", "flat", _summary(slip_mm_per_stance=9.0), 0.70) == []
     odd = _summary(duty_by_leg=[0.4, 0.4, 0.4, 0.4], slip_mm_per_stance=9.0)
@@ -289,3 +297,18 @@ def test_the_samples_are_one_at_a_time(capsys):
         fe.main(["--every-kind", "--flight-gaits"])
     assert e.value.code == 2
     assert "different samples" in capsys.readouterr().err
+
+
+def test_the_irregular_sample_is_the_irregular_generators_walkers():
+    """``--irregular``: irregularN is ``irregular_entry(N)``; a three-legged one is judged by
+    its verdict on its default body, the others by the bounds."""
+    from gaitsim.generate import irregular_entry
+
+    for s in range(12):
+        name = f"irregular{s}"
+        entry = fe.walker_of(name)
+        assert entry == irregular_entry(s)
+        assert fe.verdict_only(name) == (entry.gait.n_legs < 4)
+    with pytest.raises(SystemExit) as e:
+        fe.main(["--irregular", "--flight-gaits"])
+    assert e.value.code == 2

@@ -152,6 +152,38 @@ def test_line_support_of_walks_bipeds_and_standing():
     assert before == pytest.approx(0.20, abs=2.0 / 720)
 
 
+def _gait(phases, duty, sides):
+    from gaitsim.catalog import parse_catalog
+
+    segs = [{"name": f"l{k}", "side": sd, "phase": ph, "knee": "forward", "upper": 0.1,
+             "lower": 0.1, "home": [0.05 if sd == "L" else -0.05, 0.0, 0.1 - 0.05 * k]}
+            for k, (ph, sd) in enumerate(zip(phases, sides, strict=True))]  # fmt: skip
+    gait = {"stride": 0.05, "duty": duty, "lift": 0.02, "clip_speed": 0.1, "segments": segs}
+    return parse_catalog({"w": {"gait": gait}})["w"].gait
+
+
+def test_support_shares_by_hand():
+    from gaitsim.sim.stance import SUPPORT_SAMPLES, support_shares
+
+    tol = 2.0 / SUPPORT_SAMPLES
+    # a biped at duty 0.6: double support 0.2 of the cycle, one foot (on one side) 0.8
+    s = support_shares(_gait([0.0, 0.5], 0.6, "LR"))
+    assert s["under_three"] == 1.0
+    assert s["one_foot"] == pytest.approx(0.8, abs=tol) == s["one_side"]
+    # a trot at duty 0.75 (fore left and hind right together): a diagonal pair alone
+    # half the cycle, both sides always down
+    s = support_shares(_gait([0.0, 0.5, 0.5, 0.0], 0.75, "LRLR"))
+    assert s["under_three"] == pytest.approx(0.5, abs=tol)
+    assert s["one_foot"] == 0.0 and s["one_side"] == 0.0
+    # the same legs paced (each side together): a lateral pair alone half the cycle
+    s = support_shares(_gait([0.0, 0.5, 0.0, 0.5], 0.75, "LRLR"))
+    assert s["under_three"] == pytest.approx(0.5, abs=tol) == s["one_side"]
+    # three legs at duty 0.6, a third of a cycle apart: two swings overlap 0.0667 of it
+    s = support_shares(_gait([0.0, 1 / 3, 2 / 3], 0.6, "LRL"))
+    assert s["one_foot"] == pytest.approx(3 * (0.4 - 1 / 3), abs=tol)
+    assert s["under_three"] == 1.0
+
+
 def test_foothold_follow_by_hand():
     from gaitsim.sim.stance import foothold_follow
 

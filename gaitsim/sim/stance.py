@@ -214,6 +214,24 @@ def line_stand(phases, duty: float, period: float, samples: int = SUPPORT_SAMPLE
     return float(lengths[values >= 0].max()) / samples * period
 
 
+def support_shares(gait, samples: int = SUPPORT_SAMPLES) -> dict[str, float]:
+    """How a gait's planned support is shared over its cycle (legs down for the first
+    ``duty`` of their cycle, at their catalog phases): ``under_three``, the share with fewer
+    than three feet down (a line, one foot, or none); ``one_foot``, one foot or none; and
+    ``one_side``, feet down but every one of them on one side of the body (the catalog's
+    ``side``: a pace's lateral pair). A point-footed free body can stand on none of these
+    without swaying its centre of mass onto them."""
+    down = feet_down([leg.phase for leg in gait.legs], gait.duty, samples)
+    n = down.sum(axis=1)
+    left = np.array([leg.side == "L" for leg in gait.legs])
+    on_left, on_right = (down & left).any(axis=1), (down & ~left).any(axis=1)
+    return {
+        "under_three": float(np.mean(n < LINE_SUPPORT_FEET)),
+        "one_foot": float(np.mean(n <= 1)),
+        "one_side": float(np.mean((n > 0) & (on_left != on_right))),
+    }
+
+
 def line_growth(line: float, height: float) -> float:
     """How many-fold a drift of the centre of mass across a line of point feet grows while
     a body of standing ``height`` stands ``line`` seconds on it: the inverted pendulum's

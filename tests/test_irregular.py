@@ -1,0 +1,186 @@
+"""Walkers outside the generator's paired families (``generate.irregular_walker``): odd
+leg counts, legs round an oval, each its own length, and pace, lateral, diagonal, rotary
+or random phases. The generator's own promises, the derived defaults that must serve
+them, and (slow) their walk in physics."""
+
+from __future__ import annotations
+
+import pytest
+
+from gaitsim.generate import (
+    IRREGULAR_DUTY,
+    IRREGULAR_LEGS,
+    IRREGULAR_PATTERNS,
+    irregular_entry,
+    irregular_walker,
+    random_walker,
+)
+from gaitsim.validate import validate_entry
+
+
+def test_the_irregular_generator_is_seeded_and_spans_its_draws():
+    assert irregular_walker(5) == irregular_walker(5)
+    assert irregular_walker(5) != irregular_walker(6)
+    entries = [irregular_entry(s) for s in range(200)]
+    assert {e.gait.n_legs for e in entries} == set(IRREGULAR_LEGS)
+    assert {leg.knee for e in entries for leg in e.gait.legs} == {"up", "forward", "back"}
+    duty = [e.gait.duty for e in entries]
+    assert IRREGULAR_DUTY[0] <= min(duty) < 0.52 and 0.83 < max(duty) <= IRREGULAR_DUTY[1]
+    # each leg its own length: some walker's longest leg is over 1.3 times its shortest
+    spread = [max(g.reach for g in e.gait.legs) / min(g.reach for g in e.gait.legs)
+              for e in entries]  # fmt: skip
+    assert max(spread) > 1.3 and min(spread) >= 1.0
+    # the paired generator's walkers are not touched by it
+    assert random_walker(5) == random_walker(5)
+
+
+def _sides(entry):
+    left = [leg for leg in entry.gait.legs if leg.side == "L"]
+    right = [leg for leg in entry.gait.legs if leg.side == "R"]
+    return left, right
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_pace_moves_each_side_together_half_a_cycle_apart(seed):
+    left, right = _sides(irregular_entry(seed, "pace"))
+    assert {leg.phase for leg in left} == {0.0} and {leg.phase for leg in right} == {0.5}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_four_beat_walks_order_the_legs_by_their_place(seed):
+    # lateral: left hind 0 .. left fore 0.25, right hind 0.5 .. right fore 0.75;
+    # diagonal: left hind 0 .. left fore 0.75, right hind 0.5 .. right fore 0.25
+    for pattern, left_span, right_span in (("lateral", (0.0, 0.25), (0.5, 0.75)),
+                                           ("diagonal", (0.0, 0.75), (0.5, 0.25))):  # fmt: skip
+        entry = irregular_entry(seed, pattern)
+        zs = [leg.home[0] for leg in entry.gait.legs]  # REP-103: x forward
+        lo, hi = min(zs), max(zs)
+        for leg, z in zip(entry.gait.legs, zs, strict=True):
+            a = (z - lo) / (hi - lo)
+            start, end = left_span if leg.side == "L" else right_span
+            assert leg.phase == pytest.approx((start + a * (end - start)) % 1.0, abs=1e-4)
+
+
+def test_a_pinned_pattern_changes_only_the_phases():
+    for seed in range(20):
+        drawn = irregular_walker(seed)[f"irregular_{seed}"]["gait"]
+        for pattern in IRREGULAR_PATTERNS:
+            pinned = irregular_walker(seed, pattern)[f"irregular_{seed}"]["gait"]
+            strip = [{k: v for k, v in s.items() if k != "phase"} for s in pinned["segments"]]
+            assert strip == [{k: v for k, v in s.items() if k != "phase"}
+                             for s in drawn["segments"]]  # fmt: skip
+            assert {k: v for k, v in pinned.items() if k != "segments"} == {
+                k: v for k, v in drawn.items() if k != "segments"}
+    with pytest.raises(ValueError, match="pattern must be one of"):
+        irregular_walker(0, "gallop")
+
+
+def test_odd_legged_walkers_are_drawn_and_every_foot_sits_on_its_side():
+    odd = [e for e in (irregular_entry(s) for s in range(60)) if e.gait.n_legs % 2]
+    assert len(odd) >= 15
+    for e in odd:
+        for leg in e.gait.legs:  # REP-103: y left
+            assert (leg.home[1] > 0) == (leg.side == "L"), (e.name, leg)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_every_irregular_walker_passes_the_walk_test(seed):
+    # the derived hip height serves legs of different lengths round an oval: no shortfall
+    # walking straight or turning in place on level ground
+    r = validate_entry(irregular_entry(seed))
+    assert r["pass"], r
+    level = [v for k, v in r["max_shortfall_m"].items() if k in ("straight", "turn_in_place")]
+    assert len(level) == 2 and max(level) == 0.0, r["max_shortfall_m"]
+
+
+def test_a_free_walker_that_falls_is_told_what_its_support_lacks(tmp_path, capsys):
+    # irregular walker 14: three legs whose two left swings overlap, so for 23 % of each
+    # cycle one right foot stands alone; free it falls within a second, and the walk says
+    # how its support is shared and what to try
+    import json
+
+    from gaitsim.cli import main
+
+    cat = tmp_path / "three.json"
+    cat.write_text(json.dumps(irregular_walker(14)))
+    code = main(["walk", "irregular_14", "--catalog", str(cat), "--body", "free",
+                 "--seconds", "2"])  # fmt: skip
+    out = capsys.readouterr()
+    assert code == 1 and "did not walk: fell" in out.out
+    assert "23% on one foot or none" in out.err and "--body assist" in out.err
+
+
+def test_the_support_note_is_for_free_multi_legged_walkers_that_fell():
+    from types import SimpleNamespace
+
+    from gaitsim.cli import _support_note
+    from gaitsim.walker import resolve_entry
+
+    three = irregular_entry(14)
+    fell = SimpleNamespace(body="free", fell=True)
+    assert "on one foot or none" in _support_note(three, fell)
+    assert _support_note(three, SimpleNamespace(body="free", fell=False)) is None
+    assert _support_note(three, SimpleNamespace(body="assist", fell=True)) is None
+    assert _support_note(resolve_entry("mechanic"), fell) is None  # two legs: the biped notes
+    # a wave of six legs never stands on fewer than three feet, nor on one side only
+    assert _support_note(resolve_entry("spider_bot"), fell) is None
+
+
+# 10 s flat on their default body (free for every one of seeds 0-11 but 7, which has
+# three legs): three miss free, measured when the sample was added (`python
+# experiments/fidelity_eval.py --irregular --seeds 0-199 --no-built-in --conditions flat`:
+# 156 of 200 walked free, 187 with the assist). Each of the three walks with the assist,
+# which carries 2-3 % of its weight.
+FREE_MISSES = {
+    1: "a pace on seven legs: every foot down on one side 76 % of the cycle; rolls 22 deg, "
+       "lands 3.6 times a stance and reaches 36 mm short (out_of_reach)",
+    2: "a pace on six legs: one side only 75 % of the cycle; out_of_reach (2.6 touchdowns)",
+    4: "eight sprawled legs in a rotary wave at duty 0.53: out_of_reach (3.4 touchdowns)",
+}
+
+
+def test_three_legged_walkers_get_the_assist_by_default():
+    # while a leg swings the other two stand on a line that never passes under the body:
+    # as a biped, it stays up free only by swaying onto each line in turn
+    from gaitsim.sim.run import default_body
+
+    entries = [irregular_entry(s) for s in range(60)]
+    three = [e for e in entries if e.gait.n_legs == 3]
+    assert three and all(default_body(e) == "assist" for e in three)
+    assert all(default_body(e) == "free" for e in entries
+               if e.gait.n_legs >= 4 and e.gait.duty >= 0.5
+               and _growth(e) <= 15.0)  # fmt: skip
+
+
+def _growth(entry) -> float:
+    from gaitsim.sim.stance import line_drift_growth
+
+    return line_drift_growth(entry)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [
+    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=FREE_MISSES[s]))
+    if s in FREE_MISSES else s for s in range(12)])  # fmt: skip
+def test_irregular_walkers_walk_on_their_default_body(seed):
+    # the verdict only: the gait-fidelity bounds are the paired families' (of these, 0, 3,
+    # 8 and 11 land 1.23-1.97 times a stance; docs/gait_fidelity.md, stop 40)
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import default_body, simulate
+
+    entry = irregular_entry(seed)
+    body = default_body(entry)
+    assert body == ("assist" if seed == 7 else "free")
+    s = simulate(entry, seconds=10.0, config=ControlConfig(body=body)).summary
+    assert s["verdict"] == "walked", (seed, s["verdict_reason"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", sorted(FREE_MISSES))
+def test_irregular_walkers_that_miss_free_walk_with_the_assist(seed):
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+
+    s = simulate(irregular_entry(seed), seconds=10.0, config=ControlConfig(body="assist")).summary
+    assert s["verdict"] == "walked", (seed, s["verdict_reason"])
+    assert s["assist_mean_force_per_weight"] < 0.05 and s["touchdowns_per_stance"] <= 1.3
