@@ -482,7 +482,8 @@ def _line_balance_note(summary) -> str | None:
     if summary.body != "free" or not summary.fell or not (growth or 0.0) > LINE_GROWTH_LIMIT:
         return None
     return (
-        f"note: this gait stands on a line of point feet long enough for a drift of the "
+        "note: this gait stands on a line of point feet (or on feet of one side, beside "
+        "the body's centre) long enough for a drift of the "
         f"body across it to grow {growth:.1f}-fold (over {LINE_GROWTH_LIMIT:g}: such gaits, "
         "slow trots with little or no four-foot phase, fall free). --body assist (the "
         "default for them) walks it; a duty further above 0.5 or a faster cycle (a higher "

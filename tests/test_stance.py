@@ -184,6 +184,54 @@ def test_support_shares_by_hand():
     assert s["under_three"] == 1.0
 
 
+def _oval_gait(phases, duty, track=0.12, length=0.3):
+    """Three legs a side (Gaitkit frame): fore and hind ``track`` m apart across, the
+    middle ones half as far again out, so each side's feet make a triangle whose inner
+    edge passes ``track / 2`` from the centre."""
+    from gaitsim.catalog import parse_catalog
+
+    segs = []
+    for side, sign in (("L", 1.0), ("R", -1.0)):
+        for k, (x, z) in enumerate(((0.5, 0.5), (0.75, 0.0), (0.5, -0.5))):
+            segs.append({"name": f"{side}{k}", "side": side, "phase": phases[len(segs)],
+                         "knee": "forward", "upper": 0.1, "lower": 0.1,
+                         "home": [sign * x * track, 0.0, z * length]})  # fmt: skip
+    gait = {"stride": 0.06, "duty": duty, "lift": 0.02, "clip_speed": 0.1, "segments": segs}
+    return parse_catalog({"w": {"gait": gait}})["w"].gait
+
+
+def test_a_whole_side_of_legs_holds_the_body_no_better_than_a_line():
+    # six legs paced (each side's three together) at duty 0.7: for 0.3 of the cycle only one
+    # side's three feet are down, their triangle 60 mm from the centre: weak, like a
+    # trot's diagonal. The same legs in a tripod keep the centre inside every triangle
+    from gaitsim.sim.stance import SUPPORT_SAMPLES, line_stand, weak_support
+
+    tol = 2.0 / SUPPORT_SAMPLES
+    pace = _oval_gait([0.0] * 3 + [0.5] * 3, 0.7)
+    weak = weak_support(pace)
+    assert weak.mean() == pytest.approx(0.6, abs=tol)  # each side alone 0.3 of the cycle
+    phases = [leg.phase for leg in pace.legs]
+    assert line_stand(phases, 0.7, 1.0, weak=weak) == pytest.approx(0.3, abs=tol)
+    assert line_stand(phases, 0.7, 1.0) == 0.0  # three feet are never "fewer than three"
+    tripod = _oval_gait([0.0, 0.5, 0.0, 0.5, 0.0, 0.5], 0.7)
+    assert not weak_support(tripod).any()
+    assert not weak_support(tripod).flags.writeable
+
+
+def test_the_off_centre_depth_is_a_share_of_the_standing_height():
+    # the same pace on a narrow track: one side's feet leave the centre outside by half the
+    # track; under OFF_CENTRE_SHARE standing heights they hold it (as a walk's three-foot
+    # phases, which the sway carries it into), over it they do not
+    from gaitsim.geometry import geometry
+    from gaitsim.sim.stance import OFF_CENTRE_SHARE, weak_support
+
+    for track in (0.02, 0.12):
+        g = _oval_gait([0.0] * 3 + [0.5] * 3, 0.7, track=track)
+        depth = OFF_CENTRE_SHARE * geometry(g).standing_height
+        assert weak_support(g).any() == (track / 2 > depth), (track, depth)
+    assert OFF_CENTRE_SHARE * geometry(_oval_gait([0.0] * 6, 0.7)).standing_height > 0.01
+
+
 def test_foothold_follow_by_hand():
     from gaitsim.sim.stance import foothold_follow
 

@@ -316,15 +316,16 @@ class GaitController:
 
     def _follow_share(self, walker: Walker) -> float:
         """``ControlConfig.foothold_follow``, or the gait's own (``stance.foothold_follow``
-        over its longest stand on fewer than three point feet; 0 on soles, whose support is
-        an area)."""
+        over its longest stand on point feet that cannot hold the body, ``stance.weak_support``;
+        0 on soles, whose support is an area)."""
         if self.config.foothold_follow is not None:
             return float(self.config.foothold_follow)
         if walker.soles is not None:
             return 0.0
         gait, cfg = self.gait, self.config
         period = self._cycle / self.speed
-        line, before = load.line_support([leg.phase for leg in gait.legs], gait.duty, period)
+        line, before = load.line_support([leg.phase for leg in gait.legs], gait.duty, period,
+                                         weak=load.weak_support(gait))  # fmt: skip
         # the stance legs' pull to the reference: their motors close kp (x track_gain) of
         # an error per step at PHYSICS_HZ (``sim.common.gain_scale`` keeps that per second)
         rate = PHYSICS_HZ * self._kp * cfg.track_gain

@@ -116,8 +116,9 @@ class RunSummary:
     distance_source: str
     swing: str
     catalog_duty: float
-    # how many-fold a drift across the support grows over the gait's longest stand on fewer
-    # than three point feet (``run.line_drift_growth``; 1: none, or soles)
+    # how many-fold a drift across the support grows over the gait's longest stand on point
+    # feet that cannot hold the body: fewer than three, or a whole side's that leave its
+    # centre outside (``run.line_drift_growth``, ``stance.weak_support``; 1: none, or soles)
     line_drift_growth: float = 1.0
     seconds: float
     seed: int | None
