@@ -182,3 +182,26 @@ def test_irregular_walkers_that_miss_free_walk_with_the_assist(seed):
     s = simulate(irregular_entry(seed), seconds=10.0, config=ControlConfig(body="assist")).summary
     assert s["verdict"] == "walked", (seed, s["verdict_reason"])
     assert s["assist_mean_force_per_weight"] < 0.05 and s["touchdowns_per_stance"] <= 1.3
+
+
+# The same twelve on MuJoCo, default body, 10 s flat (measured when the test was added):
+# eleven walk, seed 4 among them, which misses on PyBullet
+MUJOCO_MISSES = {
+    3: "six sprawled legs in a rotary wave: rocks onto 2.7 touchdowns a stance and tips "
+       "over at 6.8 s (walks on PyBullet, 1.8 touchdowns)",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [
+    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=MUJOCO_MISSES[s]))
+    if s in MUJOCO_MISSES else s for s in range(12)])  # fmt: skip
+def test_irregular_walkers_walk_on_their_default_body_on_mujoco(seed):
+    pytest.importorskip("mujoco")
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import default_body, simulate
+
+    entry = irregular_entry(seed)
+    config = ControlConfig(body=default_body(entry))
+    s = simulate(entry, seconds=10.0, engine="mujoco", config=config).summary
+    assert s["verdict"] == "walked", (seed, s["verdict_reason"])
