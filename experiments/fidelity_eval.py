@@ -118,9 +118,10 @@ def in_bounds(gait) -> bool:
 
 def verdict_only(name: str) -> bool:
     """A walker of a user's catalog that the bounds do not apply to: it runs on its default
-    body (``sim.run.default_body``: the assist for bipeds and flight phases) and is judged
-    by its verdict alone; so is a generated walker of ``--every-kind`` outside them. (The
-    other generated walkers and the built-in ones are always within the bounds.)"""
+    body (``sim.run.default_body``: the assist for two or three legs and flight phases) and
+    is judged by its verdict alone; so is a generated walker of ``--every-kind`` or
+    ``--irregular`` outside them. (The other generated walkers and the built-in ones are
+    always within the bounds.)"""
     mine = CATALOG_SEP in name or name.startswith(("any", "flight", "irregular"))
     return mine and not in_bounds(walker_of(name).gait)
 

@@ -39,7 +39,7 @@ class Report(NamedTuple):
 
 def condition_scenario(entry, cond: str, seconds: float, **settings):
     """The Scenario of ``entry`` on condition ``cond`` (a CONDITIONS key) for ``seconds``,
-    with the default body (assist for bipeds and duty < 0.5) unless ``settings`` say."""
+    with the default body (assist for two or three legs and duty < 0.5) unless ``settings`` say."""
     from .scenario import Scenario
 
     return Scenario.make(

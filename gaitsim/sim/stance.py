@@ -180,7 +180,8 @@ OFF_CENTRE_SHARE = 0.1  # three or more feet whose polygon leaves the body's cen
 # (``weak_support``). A walk's three-foot phases leave it 0.003-0.03 heights outside their
 # diagonal (the sway carries it in); a pace's lateral pair or a whole side of legs, 0.3 or
 # more. Among generated seeds 0-1099 (plain and mixed legs, 1332 with four or more legs and
-# duty >= 0.5) it moves the drift growth of 35 walkers with mixed legs, and no built-in's
+# duty >= 0.5) it moves the drift growth of 35 walkers with mixed legs and of no plain or
+# built-in walker
 
 
 def weak_support(gait, samples: int = SUPPORT_SAMPLES) -> np.ndarray:
