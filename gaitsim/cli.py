@@ -130,6 +130,7 @@ def cmd_catalog(args) -> int:
             "cycle_m": g.cycle,
             "speed_m_s": g.clip_speed,
             "knees": sorted({leg.knee for leg in g.legs}),
+            "default_body": _default_body(e),
         }
         out.append(info)
         rows.append(
@@ -142,14 +143,27 @@ def cmd_catalog(args) -> int:
                 f"{g.cycle:.3f}",
                 f"{g.clip_speed:.3f}",
                 ",".join(info["knees"]),
+                info["default_body"] or "-",
             ]
         )
     if args.json:
         print(json.dumps(out, indent=2))
     else:
-        header = ["walker", "legs", "pattern", "duty", "stride m", "cycle m", "speed m/s", "knees"]
+        header = ["walker", "legs", "pattern", "duty", "stride m", "cycle m", "speed m/s", "knees",
+                  "body"]  # fmt: skip
         print(_table(rows, header))
     return 0
+
+
+def _default_body(entry) -> str | None:
+    """The body a physics run gives ``entry`` unless told (``sim.run.default_body``:
+    ``free`` or ``assist``); None for a walker no body can stand on (``validate`` says why)."""
+    from .sim.run import default_body
+
+    try:
+        return default_body(entry)
+    except ValueError:
+        return None
 
 
 def cmd_validate(args) -> int:

@@ -123,6 +123,31 @@ def test_catalog_command_lists_walkers(capsys):
     assert fox["speed_m_s"] == 0.375 and fox["legs"] == 4
 
 
+def test_the_catalog_listing_says_which_body_physics_gives_each_walker(tmp_path, capsys):
+    # free for the multi-legged walkers, the assist for two or three legs (and for gaits
+    # the line-drift rule picks); "-" for a walker no body can stand on
+    seg = {"name": "a", "side": "L", "phase": 0.0, "knee": "forward", "upper": 0.1,
+           "lower": 0.1, "home": [0.05, 0, 0.1]}  # fmt: skip
+    legs = [seg, {**seg, "name": "b", "side": "R", "phase": 0.5, "home": [-0.05, 0, 0.1]},
+            {**seg, "name": "c", "phase": 0.25, "home": [0.05, 0, -0.1]},
+            {**seg, "name": "d", "side": "R", "phase": 0.75, "home": [-0.05, 0, -0.1]}]
+    walk = {"stride": 0.05, "duty": 0.75, "lift": 0.02, "clip_speed": 0.1, "segments": legs}
+    cat = {"walk": {"gait": walk}, "tri": {"gait": {**walk, "segments": legs[:3]}},
+           "stilts": {"gait": {**walk, "lift": 0.19}}}  # fmt: skip
+    path = tmp_path / "cat.json"
+    path.write_text(json.dumps(cat))
+    assert main(["catalog", "--catalog", str(path), "--json"]) == 0
+    body = {r["walker"]: r["default_body"] for r in json.loads(capsys.readouterr().out)}
+    assert body == {"walk": "free", "tri": "assist", "stilts": None}
+    assert main(["catalog", "--catalog", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[-1] == "body"
+    assert [ln.split()[-1] for ln in lines[2:]] == ["free", "assist", "-"]
+    assert main(["catalog", "--json"]) == 0
+    built_in = {r["walker"]: r["default_body"] for r in json.loads(capsys.readouterr().out)}
+    assert built_in["mechanic"] == "assist" and built_in["spider_bot"] == "free"
+
+
 @pytest.mark.parametrize("fmt", ["csv", "json", "npz"])
 def test_clip_formats(tmp_path, fmt):
     out = tmp_path / f"fox.{fmt}"
