@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .catalog import Entry
+from .catalog import MIN_LENGTH, Entry
 from .geometry import geometry
 from .path import Arc, Straight, TurnInPlace
 from .terrain import Flat, Rough, Slope
@@ -29,10 +29,12 @@ SAMPLES_PER_CYCLE = 120
 def turn_radius(entry: Entry) -> float:
     """Gait-distance radius for turning in place: the mean horizontal distance of the homes
     from the body's origin (``geometry.body_origin``), or half the body's length where
-    that is 0 (one leg, centred under its body)."""
+    that is under the catalog's smallest length (``catalog.MIN_LENGTH``, 1 mm: one leg, or
+    every leg at one home, centred under the body; a radius of 1e-315 m, left by centring
+    the body over homes 1e-299 m off its origin, overflowed the turn's angle to inf)."""
     geo = geometry(entry.gait)
     r = float(np.mean(np.hypot(geo.homes[:, 0], geo.homes[:, 1])))
-    return r if r > 0.0 else 0.5 * geo.body[0]
+    return r if r >= MIN_LENGTH else 0.5 * geo.body[0]
 
 
 @dataclass(frozen=True)

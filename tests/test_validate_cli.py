@@ -219,3 +219,25 @@ def test_validate_notes_a_body_centred_over_feet_all_on_one_side(capsys):
     assert "note:" not in capsys.readouterr().err
     assert main(["validate"]) == 0
     assert "note:" not in capsys.readouterr().err
+
+
+def test_a_walker_whose_legs_share_one_home_beside_the_origin_validates(tmp_path, capsys):
+    # found by the fuzz test: three legs at one home 1e-299 m ahead of a point 125 mm left
+    # of the origin. The body is centred over them, which leaves the homes 1e-315 m from
+    # its origin; turning in place with that as its radius overflowed the turn's angle to
+    # inf and the walk test stopped in an SVD. The radius now falls back to half the body
+    seg = {"name": "leg_0", "side": "L", "phase": 0.0, "knee": "up", "upper": 0.25,
+           "lower": 0.25, "home": [0.125, 0.0, 1.1201415918042927e-299]}  # fmt: skip
+    gait = {"stride": 0.125, "duty": 0.5, "lift": 0.0, "clip_speed": 1.0,
+            "segments": [dict(seg, name=f"leg_{i}") for i in range(3)],
+            "foot_radius": 0.015625, "body": [0.5, 0.5, 0.5]}  # fmt: skip
+    path = tmp_path / "one_home.json"
+    path.write_text(json.dumps({"one_home": {"gait": gait}}))
+    assert main(["validate", "-q", "--catalog", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "one_home" in out and "ok" in out
+
+    from gaitsim.catalog import load_catalog
+    from gaitsim.validate import turn_radius
+
+    assert turn_radius(load_catalog(path)["one_home"]) == 0.25  # half the 0.5 m body
