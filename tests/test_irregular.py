@@ -141,19 +141,14 @@ def test_three_legged_walkers_get_the_assist_by_default():
     # while a leg swings the other two stand on a line that never passes under the body:
     # as a biped, it stays up free only by swaying onto each line in turn
     from gaitsim.sim.run import default_body
+    from gaitsim.sim.stance import line_drift_growth
 
     entries = [irregular_entry(s) for s in range(60)]
     three = [e for e in entries if e.gait.n_legs == 3]
     assert three and all(default_body(e) == "assist" for e in three)
     assert all(default_body(e) == "free" for e in entries
                if e.gait.n_legs >= 4 and e.gait.duty >= 0.5
-               and _growth(e) <= 15.0)  # fmt: skip
-
-
-def _growth(entry) -> float:
-    from gaitsim.sim.stance import line_drift_growth
-
-    return line_drift_growth(entry)
+               and line_drift_growth(e) <= 15.0)  # fmt: skip
 
 
 @pytest.mark.slow

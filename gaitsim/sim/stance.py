@@ -225,10 +225,11 @@ def line_support(phases, duty: float, period: float, samples: int = SUPPORT_SAMP
     ``duty`` of its cycle: a trot's diagonal pair, a biped's single support), and the
     stretch with three or more down just before it (a trot's four-foot phase). (0, period)
     if three or more are always down; (period, 0) if never. ``weak`` (per sample, e.g.
-    ``weak_support``) replaces "fewer than three feet down"."""
+    ``weak_support``) replaces "fewer than three feet down", and its length ``samples``."""
     if weak is None:
         weak = feet_down(phases, duty, samples).sum(axis=1) < LINE_SUPPORT_FEET
     weak = np.asarray(weak, dtype=bool)
+    samples = len(weak)
     if not weak.any() or weak.all():
         return (period, 0.0) if weak.all() else (0.0, period)
     weak = np.roll(weak, -int(np.argmax(weak)))  # start on a line stretch: none wraps
@@ -246,7 +247,9 @@ def line_stand(phases, duty: float, period: float, samples: int = SUPPORT_SAMPLE
     its cycle): a trot's diagonal pair, a biped's single support; 0 if three or more are
     always down. Unlike ``line_support`` a change of the feet (one landing as another
     lifts, a trot of duty exactly 0.5) ends a stand: the landing foot is placed anew.
-    ``weak`` (per sample, e.g. ``weak_support``) replaces "fewer than three feet down"."""
+    ``weak`` (per sample, e.g. ``weak_support``) replaces "fewer than three feet down",
+    and its length ``samples``."""
+    samples = samples if weak is None else len(weak)
     down = feet_down(phases, duty, samples)
     weak = down.sum(axis=1) < LINE_SUPPORT_FEET if weak is None else np.asarray(weak, bool)
     if not weak.any():
