@@ -156,16 +156,22 @@ def _lowest_knee(gait: Gait, i: int, hip: float) -> float:
     """The lowest height (m, over the feet's centres) of leg ``i``'s knee over its stance,
     its foot on the ground from stride / 2 ahead of its home to stride / 2 behind, with
     the hip ``hip`` above the feet and the body bobbed down (two-bone IK in the leg plane,
-    as ``ik.leg_ik``; +inf for an 'up' knee, which rises above its hip)."""
+    as ``ik.leg_ik``). An 'up' knee rises above the hip-to-foot line, which is not above
+    the ground: under a hip lower than its thigh is long, the thigh reaches out and down
+    and the shin comes back in to the foot (irregular walker 163: a 0.52 m thigh from a
+    0.40 m hip laid its shin flat on the ground and carried the walker on it)."""
     leg = gait.legs[i]
-    if leg.knee == "up":
-        return math.inf
     mx, my = _mount_xy(leg)
     top = hip - _bob(gait, hip)
     u, low_, sign = leg.upper, leg.lower, (-1.0 if leg.knee == "back" else 1.0)
     lowest = math.inf
     for s in np.linspace(-gait.stride / 2, gait.stride / 2, 9):
         vx, vy, vz = leg.home[0] + s - mx, leg.home[1] - my, leg.home[2] - top
+        if leg.knee == "up":  # the leg plane: outward (horizontal) and up
+            out = math.hypot(vx, vy)
+            hip_angle, _ = two_bone(u, low_, math.hypot(out, vz))
+            lowest = min(lowest, top + u * math.sin(math.atan2(vz, out) + float(hip_angle)))
+            continue
         a = math.hypot(vy, vz)
         hip_angle, _ = two_bone(u, low_, math.hypot(a, vx))  # clamped into reach as the IK
         thigh = math.atan2(vx, a) + sign * float(hip_angle)

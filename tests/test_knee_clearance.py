@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gaitsim.generate import random_entry
+from gaitsim.generate import irregular_entry, random_entry
 from gaitsim.geometry import (
     BOB_FRACTION,
     FLIGHT_SAMPLES,
@@ -55,12 +55,59 @@ def test_the_lowest_knee_is_the_iks_knee(seed, frac):
     """Over generated walkers (catalog bob unset) and hip heights around the default."""
     gait = random_entry(seed).gait
     hip = frac * default_hip_height(gait)
-    for i, leg in enumerate(gait.legs):
+    for i in range(gait.n_legs):
         got = _lowest_knee(gait, i, hip)
-        if leg.knee == "up":
-            assert got == math.inf
-        else:
-            assert got == pytest.approx(_ik_knees(gait, i, hip), abs=1e-9)
+        assert got == pytest.approx(_ik_knees(gait, i, hip), abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), frac=st.floats(0.5, 1.5))
+def test_an_up_knee_is_the_iks_knee(seed, frac):
+    """'up' knees on the irregular walkers (sprawled legs, each its own proportions): the
+    knee rises above the hip-to-foot line, not necessarily above the ground."""
+    gait = irregular_entry(seed, pattern="rotary").gait
+    hip = frac * default_hip_height(gait)
+    for i in range(gait.n_legs):
+        assert _lowest_knee(gait, i, hip) == pytest.approx(_ik_knees(gait, i, hip), abs=1e-9)
+
+
+def test_an_up_knee_by_hand():
+    """A sprawled leg, stride ~0: thigh 0.4, shin 0.3, its foot 0.3 m out from the mount
+    and 0.4 m below it (hip 0.4 / (1 - bob share)): hip to foot 0.5 m, a right angle at
+    the knee. The thigh leaves the hip-to-foot line (53.13 deg below level) 36.87 deg
+    upward, so it points 16.26 deg below level: the knee 0.4 * sin(16.26 deg) = 0.112 m
+    below the hip, 0.288 m over the foot (and 0.384 m out, beyond it)."""
+    gait = irregular_entry(0).gait
+    leg0 = gait.legs[0]
+    mx, my = _default_mount_xy(dataclasses.replace(leg0, knee="up"))
+    leg = dataclasses.replace(leg0, knee="up", upper=0.4, lower=0.3, hip=(mx, my, 0.4),
+                              home=(mx + 0.3, my, 0.0))  # fmt: skip
+    g = dataclasses.replace(gait, legs=(leg,), stride=1e-9)
+    assert _lowest_knee(g, 0, 0.4 / (1.0 - BOB_FRACTION)) == pytest.approx(0.288, abs=1e-9)
+
+
+def test_a_long_thigh_up_knee_raises_the_hip():
+    """Irregular walker 163: leg2's 0.52 m thigh and 0.21 m shin, knee up, under the
+    reach rule's 0.403 m hip, reach out and down to a knee on the ground, the shin laid
+    back along it to the foot (in physics the shin carried up to 400 N and the walker
+    rolled over within a second). The default height now keeps every knee
+    clear (the long leg's floor is within its own reach; shorter legs mount lower)."""
+    from gaitsim.geometry import _knee_floors, _leg_height_bounds, mount_heights
+
+    gait = irregular_entry(163).gait
+    radii = bone_radii(gait)
+    hip = default_hip_height(gait)
+    assert hip > 0.403 + 0.05
+    for i, (floor, (_, _, highest), mount) in enumerate(
+        zip(_knee_floors(gait), _leg_height_bounds(gait), mount_heights(gait, hip), strict=True)
+    ):
+        assert floor <= highest  # every leg's knee floor is within its own full reach
+        need = (1.0 + KNEE_MARGIN) * float(radii[i]) - _sphere_radius(gait)
+        need += KNEE_SAG * gait.legs[i].upper
+        assert _lowest_knee(gait, i, mount) >= need - 1e-9
+    # at the old height leg2's knee would be planned 28 mm under the feet's centres: below
+    # the ground, which lies a foot radius (19 mm) under them
+    assert _lowest_knee(gait, 2, 0.403) < -_sphere_radius(gait)
 
 
 def test_the_lowest_knee_by_hand():
@@ -177,3 +224,21 @@ def test_walkers_that_knelt_walk_on_their_feet(seed):
     assert s["verdict"] == "walked", s["verdict_reason"]
     assert s["touchdowns_per_stance"] <= 1.2
     assert max(abs(d - gait.duty) for d in s["duty_by_leg"]) <= 0.08
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [69, 155])
+def test_up_knees_that_knelt_walk_on_their_feet(seed):
+    """Irregular walkers with sprawled legs whose knees the hip height once ignored (an
+    'up' knee was taken to stay above the ground). 69 (six legs pacing, duty 0.84) fell at
+    4.7 s with 2.5 touchdowns per stance, 155 (five legs, duty 0.76) at 5.8 s. With the
+    knees' floor, 10 s flat, free: both walk, 1.06 and 1.00 touchdowns per stance, worst
+    leg's duty 0.012 and 0.030 off (this machine)."""
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+
+    entry = irregular_entry(seed)
+    s = simulate(entry, seconds=10.0, config=ControlConfig(body="free")).summary
+    assert s["verdict"] == "walked", s["verdict_reason"]
+    assert s["touchdowns_per_stance"] <= 1.2
+    assert max(abs(d - entry.gait.duty) for d in s["duty_by_leg"]) <= 0.08
