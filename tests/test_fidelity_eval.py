@@ -220,8 +220,10 @@ def test_a_missing_catalog_is_refused_with_exit_2(tmp_path, capsys):
     assert "none.json" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name", ["user_walkers.json", "awkward_walkers.json"])
-def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name):
+@pytest.mark.parametrize(("name", "walkers"), [("user_walkers.json", 12),
+                                               ("awkward_walkers.json", 10),
+                                               ("sprawled_walkers.json", 5)])  # fmt: skip
+def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name, walkers):
     """The hand-written catalogs the README's figures come from stay valid catalogs whose
     every walker passes the kinematic walk test (no stance foot slides, all in reach)."""
     from gaitsim.catalog import load_catalog
@@ -229,9 +231,22 @@ def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name):
 
     path = Path(__file__).resolve().parents[1] / "experiments" / name
     catalog = load_catalog(str(path))
-    assert len(catalog) >= 10
+    assert len(catalog) == walkers
     failed = [k for k, e in catalog.items() if not validate_entry(e)["pass"]]
     assert failed == []
+
+
+def test_the_sprawled_catalog_is_sprawled():
+    """experiments/sprawled_walkers.json: every leg knee up, and the harvestman's and the
+    crab's thighs about three times their shins (long thighs on sprawled legs, which the
+    knee floor's up-knee case covers; these five walked before it too)."""
+    from gaitsim.catalog import load_catalog
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "sprawled_walkers.json"
+    catalog = load_catalog(str(path))
+    assert {leg.knee for e in catalog.values() for leg in e.gait.legs} == {"up"}
+    for name in ("harvestman", "longthigh_crab"):
+        assert all(leg.upper >= 2.9 * leg.lower for leg in catalog[name].gait.legs)
 
 
 def test_the_lopsided_sample_is_the_walkers_that_change():
