@@ -164,18 +164,26 @@ def _lowest_knee(gait: Gait, i: int, hip: float) -> float:
     mx, my = _mount_xy(leg)
     top = hip - _bob(gait, hip)
     u, low_, sign = leg.upper, leg.lower, (-1.0 if leg.knee == "back" else 1.0)
-    lowest = math.inf
+    up = leg.knee == "up"
+    # each sample's foot from the hip, in the leg plane: (along the hip-to-foot line's
+    # first axis, across it); 'up' legs: outward (horizontal) and up, hanging legs: down
+    # the rolled plane and forward
+    planes = []
     for s in np.linspace(-gait.stride / 2, gait.stride / 2, 9):
         vx, vy, vz = leg.home[0] + s - mx, leg.home[1] - my, leg.home[2] - top
-        if leg.knee == "up":  # the leg plane: outward (horizontal) and up
-            out = math.hypot(vx, vy)
-            hip_angle, _ = two_bone(u, low_, math.hypot(out, vz))
-            lowest = min(lowest, top + u * math.sin(math.atan2(vz, out) + float(hip_angle)))
-            continue
-        a = math.hypot(vy, vz)
-        hip_angle, _ = two_bone(u, low_, math.hypot(a, vx))  # clamped into reach as the IK
-        thigh = math.atan2(vx, a) + sign * float(hip_angle)
-        lowest = min(lowest, top + u * math.cos(thigh) * vz / a if a > 0 else top)
+        planes.append((math.hypot(vx, vy), vz) if up else (math.hypot(vy, vz), vx, vz))
+    # the hip angles of all samples in one call (clamped into reach as the IK)
+    hips, _ = two_bone(u, low_, np.array([math.hypot(p[0], p[1]) for p in planes]))
+    lowest = math.inf
+    for p, hip_angle in zip(planes, hips.tolist(), strict=True):
+        if up:
+            out, vz = p
+            knee = top + u * math.sin(math.atan2(vz, out) + hip_angle)
+        else:
+            a, vx, vz = p
+            thigh = math.atan2(vx, a) + sign * hip_angle
+            knee = top + u * math.cos(thigh) * vz / a if a > 0 else top
+        lowest = min(lowest, knee)
     return lowest
 
 
