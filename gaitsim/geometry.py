@@ -43,6 +43,14 @@ KNEE_SAG_FLIGHT = 0.2  # ... and by this much more per share of the cycle with n
 # their shins) still knelt at KNEE_SAG alone and needed 2-4 % more height
 FLIGHT_SAMPLES = CYCLE_SAMPLES  # points of the gait cycle at which ``flight_share`` looks
 UP_HIP_INSET = 0.4  # an 'up' leg's default hip sits at this share of its home's lateral offset
+UP_MAX_SWEEP = math.radians(60.0)  # ... and at least so far from its home that its hip yaw
+# turns through at most this angle over a stance (``_up_mount_x``). A foot whose stride
+# runs past close by its hip (a leg at the front or back end of an oval of feet) swings
+# the hip yaw through most of a half turn, fastest where the leg points at the foot: the
+# yaw servo falls behind, the lightly loaded foot is dragged and lands again. Irregular
+# walker 3's front leg, 0.068 m beside its hip on a 0.2 m stride, swept 111 degrees and
+# landed 3.6 times a stance; the built-in spider_bot's and horn_beetle's legs sweep 51 and
+# 58 degrees and keep their mounts
 BOB_FRACTION = 0.015  # default bob amplitude as a share of the hip height
 FOOT_RADIUS_FRACTION = 0.12  # default foot radius as a share of the shortest shin
 BODY_DENSITY = 600.0  # kg/m^3 for the default mass of the body box
@@ -91,17 +99,36 @@ class Geometry:
         return float(self.body_mass + self.leg_masses.sum() + self.foot_mass * len(self.homes))
 
 
-def _default_mount_xy(leg) -> tuple[float, float]:
-    """Hip mount (x, y) in C: above the home for hanging legs, inset toward the body for 'up'."""
+def _default_mount_xy(gait: Gait, leg) -> tuple[float, float]:
+    """Hip mount (x, y) in C: above the home for hanging legs; for 'up' legs inset toward
+    the body to UP_HIP_INSET of the home's sideways offset, and moved along the body
+    toward its origin where the stride would sweep the hip yaw too far (``_up_mount_x``)."""
     hx, hy, _ = leg.home
     if leg.knee == "up":
-        return hx, hy * UP_HIP_INSET
+        return _up_mount_x(gait, hx, hy * (1.0 - UP_HIP_INSET)), hy * UP_HIP_INSET
     return hx, hy
 
 
-def _mount_xy(leg) -> tuple[float, float]:
+def _up_mount_x(gait: Gait, hx: float, side: float) -> float:
+    """An 'up' leg's hip mount along the body (x, C): its home's ``hx``, unless the home
+    lies nearer its hip than ``stride / 2 / tan(UP_MAX_SWEEP / 2)`` (``side``: the home's
+    sideways offset from the hip). Then the mount moves toward the body's origin until the
+    home is that far, or the mount is level with the origin, whichever comes first. At
+    that distance the foot's stride, along the body, turns the hip-to-foot direction
+    through at most UP_MAX_SWEEP wherever the home lies round the hip."""
+    reach = 0.5 * gait.stride / math.tan(0.5 * UP_MAX_SWEEP)
+    if abs(side) >= reach:
+        return hx
+    ox = body_origin(gait)[0]
+    shift = min(math.sqrt(reach * reach - side * side), abs(hx - ox))
+    return hx - math.copysign(shift, hx - ox)
+
+
+def _mount_xy(gait: Gait, leg) -> tuple[float, float]:
     """Hip mount (x, y) in C: the catalog's, or the default (``_default_mount_xy``)."""
-    return (leg.hip[0], leg.hip[1]) if leg.hip is not None else _default_mount_xy(leg)
+    if leg.hip is not None:
+        return leg.hip[0], leg.hip[1]
+    return _default_mount_xy(gait, leg)
 
 
 def _bob(gait: Gait, hip: float) -> float:
@@ -112,7 +139,7 @@ def _bob(gait: Gait, hip: float) -> float:
 def _hip_offsets(gait: Gait, i: int) -> tuple[float, float]:
     """Leg ``i``'s horizontal hip-to-home offset: squared distance, and its part along x."""
     leg = gait.legs[i]
-    mx, my = _mount_xy(leg)
+    mx, my = _mount_xy(gait, leg)
     return (leg.home[0] - mx) ** 2 + (leg.home[1] - my) ** 2, leg.home[0] - mx
 
 
@@ -161,7 +188,7 @@ def _lowest_knee(gait: Gait, i: int, hip: float) -> float:
     and the shin comes back in to the foot (irregular walker 163: a 0.52 m thigh from a
     0.40 m hip laid its shin flat on the ground and carried the walker on it)."""
     leg = gait.legs[i]
-    mx, my = _mount_xy(leg)
+    mx, my = _mount_xy(gait, leg)
     top = hip - _bob(gait, hip)
     u, low_, sign = leg.upper, leg.lower, (-1.0 if leg.knee == "back" else 1.0)
     up = leg.knee == "up"
@@ -385,7 +412,7 @@ def geometry(gait: Gait) -> Geometry:
         if leg.hip is not None:
             mounts_c.append(leg.hip)
         else:
-            mx, my = _default_mount_xy(leg)
+            mx, my = _default_mount_xy(gait, leg)
             mounts_c.append((mx, my, h))
     ox, oy = body_origin(gait)
     lift = np.array([ox, oy, H])

