@@ -382,6 +382,7 @@ def _worst_leg(gait: Gait, among: list[int]) -> int:
 ORIGIN_TOL = 1e-9  # m: C's origin farther than this outside the homes' polygon moves B
 
 
+@lru_cache(maxsize=256)  # asked for every 'up' leg's default hip (``_up_mount_x``)
 def body_origin(gait: Gait) -> tuple[float, float]:
     """Where (x, y in C) the body frame's origin sits: C's own origin, unless that lies
     outside the convex polygon of the legs' homes (a segment for two legs, a point for
