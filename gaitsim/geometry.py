@@ -430,7 +430,12 @@ def geometry(gait: Gait) -> Geometry:
     if gait.body is not None:
         body = gait.body
     else:
-        length = float(np.ptp(mounts[:, 0]) + 2 * leg_radius.max() + 0.2 * upper.mean())
+        # along the body it spans the hips as they stand over their homes: an 'up' hip
+        # moved in (``_up_mount_x``) leaves the body as long as its feet's layout makes it
+        # (irregular 128, three legs, shrank to 0.61 of its length and a quarter of its yaw
+        # inertia, and turned round on its vertical axis under the assist)
+        along = [(leg.hip[0] if leg.hip is not None else leg.home[0]) - ox for leg in gait.legs]
+        length = float(np.ptp(along) + 2 * leg_radius.max() + 0.2 * upper.mean())
         width = float(max(np.ptp(mounts[:, 1]), 0.2 * length) + 2 * leg_radius.max())
         height = float(np.clip(0.3 * H, 0.02, 0.6 * width))
         # deep enough to hold every hip: legs hung lower than the body (``mount_heights``)
