@@ -222,7 +222,7 @@ def test_a_missing_catalog_is_refused_with_exit_2(tmp_path, capsys):
 
 @pytest.mark.parametrize(("name", "walkers"), [("user_walkers.json", 12),
                                                ("awkward_walkers.json", 10),
-                                               ("sprawled_walkers.json", 5)])  # fmt: skip
+                                               ("sprawled_walkers.json", 7)])  # fmt: skip
 def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name, walkers):
     """The hand-written catalogs the README's figures come from stay valid catalogs whose
     every walker passes the kinematic walk test (no stance foot slides, all in reach)."""
@@ -237,16 +237,24 @@ def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name, wal
 
 
 def test_the_sprawled_catalog_is_sprawled():
-    """experiments/sprawled_walkers.json: every leg knee up, and the harvestman's and the
+    """experiments/sprawled_walkers.json: every leg knee up; the harvestman's and the
     crab's thighs about three times their shins (long thighs on sprawled legs, which the
-    knee floor's up-knee case covers; these five walked before it too)."""
+    knee floor's up-knee case covers; these five walked before it too); and the two pond
+    skaters' front and hind feet nearly in line with the body, so that their default hips
+    move in along it (``geometry.UP_MAX_SWEEP``), while the other five keep theirs."""
     from gaitsim.catalog import load_catalog
+    from gaitsim.geometry import _default_mount_xy
 
     path = Path(__file__).resolve().parents[1] / "experiments" / "sprawled_walkers.json"
     catalog = load_catalog(str(path))
     assert {leg.knee for e in catalog.values() for leg in e.gait.legs} == {"up"}
     for name in ("harvestman", "longthigh_crab"):
         assert all(leg.upper >= 2.9 * leg.lower for leg in catalog[name].gait.legs)
+    for name, entry in catalog.items():
+        moved = [abs(_default_mount_xy(entry.gait, leg)[0] - leg.home[0]) > 0.05
+                 for leg in entry.gait.legs]  # fmt: skip
+        skater = name.endswith("_skater")
+        assert moved == [skater and leg.name[1] in "fh" for leg in entry.gait.legs], name
 
 
 def test_the_lopsided_sample_is_the_walkers_that_change():
