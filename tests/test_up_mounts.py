@@ -73,9 +73,7 @@ def test_side_legs_keep_their_hips():
     """The built-in sprawled walkers (51 and 58 degree sweeps) and the plain generator's
     sprawled walkers (feet well out to the side) keep the hips they had: over the home
     along the body, at UP_HIP_INSET of its sideways offset."""
-    import gaitsim
-
-    cat = load_catalog(gaitsim.__path__[0] + "/data/catalog.json")
+    cat = load_catalog()  # the built-in catalog
     gaits = [cat["spider_bot"].gait, cat["horn_beetle"].gait]
     gaits += [random_entry(s).gait for s in range(120)]
     seen = 0
