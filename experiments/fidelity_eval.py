@@ -6,7 +6,7 @@ start and from episode seed 1, a 5 deg climb, a 5 deg descent and 1 cm rough gro
 Run: python experiments/fidelity_eval.py [--engine pybullet|mujoco] [--workers 2]
 [--seconds 10] [--json FILE] [--seeds A-B] [--conditions C,C] [--no-built-in]
 [--catalog FILE] [--lopsided-knees | --mixed-legs | --every-kind | --flight-gaits |
---irregular]
+--irregular | --quadruped-walks]
 (``--catalog``: a user's own walkers; those with fewer than four legs or duty < 0.5 are
 run on their default body and judged by their verdict alone; ``--lopsided-knees``: the
 generated walkers drawn with one hind knee forward, one back; ``--mixed-legs``: drawn
@@ -16,7 +16,8 @@ those outside the bounds on their default body, judged by their verdict;
 their default body, judged by their verdict; ``--irregular``: walkers outside the paired
 families, ``gaitsim.generate.irregular_walker``: 3-8 legs, odd counts too, hips round an
 oval, pace, lateral, diagonal, rotary or random phases; those with three legs judged by
-their verdict)
+their verdict; ``--quadruped-walks``: four-legged four-beat walks on narrow tracks,
+``gaitsim.generate.quadruped_walker``)
 (``--seeds 40-99 --conditions flat --no-built-in``: a fresh sample of walkers, flat only)
 
 The bounds checked (a run that misses one is listed with the reason):
@@ -106,6 +107,10 @@ def walker_of(name: str):
         from gaitsim.generate import irregular_entry
 
         return irregular_entry(int(name[9:]))
+    if name.startswith("quadruped"):  # four-beat walks, narrow tracks (``--quadruped-walks``)
+        from gaitsim.generate import quadruped_entry
+
+        return quadruped_entry(int(name[9:]))
     if name.startswith("any"):  # a generated walker of any kind (``--every-kind``)
         return random_entry(int(name[3:]))
     return random_entry(int(name[4:])) if name.startswith("seed") else resolve_entry(name)
@@ -339,6 +344,13 @@ def main(argv=None) -> int:
         "random phases), as irregularN; those with three legs judged by the verdict alone",
     )
     ap.add_argument(
+        "--quadruped-walks",
+        action="store_true",
+        help="run the seeds' four-legged walks (gaitsim.generate.quadruped_walker: "
+        "lateral- or diagonal-sequence four-beat walks, feet 0.08-0.3 leg lengths from "
+        "the midline, duty 0.55-0.8), as quadrupedN",
+    )
+    ap.add_argument(
         "--set",
         metavar="FIELD=VALUE",
         type=config_setting,
@@ -357,10 +369,10 @@ def main(argv=None) -> int:
     if args.workers < 1 or not (math.isfinite(args.seconds) and args.seconds > 0):
         ap.error("--workers must be at least 1 and --seconds positive")
     samples = (args.lopsided_knees, args.mixed_legs, args.every_kind, args.flight_gaits,
-               args.irregular)  # fmt: skip
+               args.irregular, args.quadruped_walks)  # fmt: skip
     if sum(samples) > 1:
-        ap.error("--lopsided-knees, --mixed-legs, --every-kind, --flight-gaits and "
-                 "--irregular are different samples: give one")
+        ap.error("--lopsided-knees, --mixed-legs, --every-kind, --flight-gaits, "
+                 "--irregular and --quadruped-walks are different samples: give one")
     from tqdm import tqdm
 
     from gaitsim.catalog import atomic_write_text
@@ -374,6 +386,8 @@ def main(argv=None) -> int:
         names += flight_names(args.seeds)
     elif args.irregular:
         names += [f"irregular{s}" for s in args.seeds]
+    elif args.quadruped_walks:
+        names += [f"quadruped{s}" for s in args.seeds]
     else:
         prefix = "lopsided" if args.lopsided_knees else "mixed" if args.mixed_legs else "seed"
         names += [f"{prefix}{s}" for s in generated_seeds(args.seeds, args.lopsided_knees,

@@ -194,17 +194,27 @@ def irregular_walker(seed: int, pattern: str | None = None) -> dict:
             "lower": round(leg - thigh, 5),
             "home": [round(x, 5), 0.0, round(z, 5)],
         })  # fmt: skip
-    cycle_time = 2.0 * math.pi * math.sqrt(length / GRAVITY) * float(rng.uniform(0.6, 1.1))
+    cycle_time = _cycle_time(rng, length)
     for seg, ph in zip(segments, _irregular_phases(rng, pattern, segments), strict=True):
         seg["phase"] = round(ph % 1.0, 4)  # (random phases are the last draws)
-    gait = {
+    return {f"irregular_{seed}": {"gait": _gait(stride, duty, lift, cycle_time, segments)}}
+
+
+def _cycle_time(rng: np.random.Generator, length: float) -> float:
+    """A gait cycle (s) of 0.6-1.1 periods of a pendulum as long as the leg."""
+    return 2.0 * math.pi * math.sqrt(length / GRAVITY) * float(rng.uniform(0.6, 1.1))
+
+
+def _gait(stride: float, duty: float, lift: float, cycle_time: float, segments) -> dict:
+    """The catalog's gait object, rounded as a user would write it; the clip speed makes
+    the cycle last ``cycle_time``."""
+    return {
         "stride": round(stride, 5),
         "duty": round(duty, 4),
         "lift": round(lift, 5),
         "clip_speed": round(stride / duty / cycle_time, 5),
         "segments": segments,
     }
-    return {f"irregular_{seed}": {"gait": gait}}
 
 
 def _irregular_phases(rng, pattern: str, segments: list[dict]) -> list[float]:
@@ -290,6 +300,73 @@ def _mixed(gait: dict, rng: np.random.Generator) -> dict:
     if len(out) >= 6 and rng.random() < 0.25:
         out = out[:-1]
     return {**gait, "segments": out}
+
+
+QUADRUPED_PATTERNS = ("lateral", "diagonal")  # the four-beat walks' footfall orders
+QUADRUPED_TRACK = (0.08, 0.3)  # each foot's distance from the midline, in leg lengths
+QUADRUPED_SPACING = (0.7, 1.6)  # fore to hind feet, in leg lengths
+QUADRUPED_DUTY = (0.55, 0.8)
+QUADRUPED_LAG = (0.2, 0.3)  # a fore foot's lag behind the hind foot before it, in cycles
+QUADRUPED_KNEES = ("forward_back", "forward", "back")  # fore and hind knees
+
+
+def quadruped_walker(seed: int, pattern: str | None = None) -> dict:
+    """A four-legged walk as users write one after an animal: a four-beat walk (each foot
+    lands alone, a quarter cycle or so after the one before), feet close to the midline
+    (``QUADRUPED_TRACK``: 0.08 to 0.3 leg lengths out to each side; a dog's or a horse's
+    are 0.1 to 0.25; ``random_walker`` never draws a track narrower than 0.25), fore and hind
+    pairs a leg length or so apart, fore knees forward and hind knees back (or all one way),
+    bone ratios from 0.5 to 2, duty 0.55 to 0.8. ``pattern``:
+
+    - ``lateral``: left hind, left fore, right hind, right fore (most animals' walk; at a
+      duty below 0.75 both feet of one side stand alone for a moment);
+    - ``diagonal``: left hind, right fore, right hind, left fore (the fox's order).
+
+    Each fore foot lands ``QUADRUPED_LAG`` (0.2 to 0.3) of a cycle after the hind foot
+    before it. ``random_walker``'s four-legged walkers all trot (its back-to-front wave over
+    two pairs is a trot), so this family fills a gap of its. Drawn from its own generator;
+    the name is ``quadruped_<seed>``."""
+    if pattern is not None and pattern not in QUADRUPED_PATTERNS:
+        raise ValueError(
+            f"pattern must be one of {', '.join(QUADRUPED_PATTERNS)}, got {pattern!r}")
+    rng = np.random.default_rng([seed, 11])
+    length = _log_uniform(rng, 0.1, 1.5)
+    ratio = _log_uniform(rng, 0.5, 2.0)
+    thigh = length * ratio / (1.0 + ratio)
+    duty = float(rng.uniform(*QUADRUPED_DUTY))
+    stride = length * float(rng.uniform(0.25, 0.55))
+    lift = length * float(rng.uniform(0.08, 0.15))
+    across = length * float(rng.uniform(*QUADRUPED_TRACK))
+    half = 0.5 * max(length * float(rng.uniform(*QUADRUPED_SPACING)), 1.1 * stride)
+    knees = str(rng.choice(QUADRUPED_KNEES))
+    lag = float(rng.uniform(*QUADRUPED_LAG))
+    drawn = str(rng.choice(QUADRUPED_PATTERNS))
+    pattern = drawn if pattern is None else pattern
+    # left hind 0; the lateral walk's left fore follows it, the diagonal walk's right fore
+    fore_left = lag if pattern == "lateral" else 0.5 + lag
+    phases = {("fore", "L"): fore_left, ("fore", "R"): fore_left + 0.5,
+              ("hind", "L"): 0.0, ("hind", "R"): 0.5}  # fmt: skip
+    segments = []
+    for end, z in (("fore", half), ("hind", -half)):
+        knee = knees if knees != "forward_back" else ("forward" if end == "fore" else "back")
+        for side, sign in (("L", 1.0), ("R", -1.0)):
+            segments.append({
+                "name": f"{end}_{side.lower()}",
+                "side": side,
+                "phase": round(phases[end, side] % 1.0, 4),
+                "knee": knee,
+                "upper": round(thigh, 5),
+                "lower": round(length - thigh, 5),
+                "home": [round(sign * across, 5), 0.0, round(z, 5)],
+            })  # fmt: skip
+    gait = _gait(stride, duty, lift, _cycle_time(rng, length), segments)
+    return {f"quadruped_{seed}": {"gait": gait}}
+
+
+def quadruped_entry(seed: int, pattern: str | None = None) -> Entry:
+    """``quadruped_walker(seed, pattern)`` parsed into an Entry."""
+    (entry,) = parse_catalog(quadruped_walker(seed, pattern)).values()
+    return entry
 
 
 def _leg_knee(rng, knee: str, hind_of_four: bool, flip, lopsided: bool):

@@ -335,3 +335,17 @@ def test_the_irregular_sample_is_the_irregular_generators_walkers():
     with pytest.raises(SystemExit) as e:
         fe.main(["--irregular", "--flight-gaits"])
     assert e.value.code == 2
+
+
+def test_the_quadruped_sample_is_the_quadruped_generators_walks():
+    """``--quadruped-walks``: quadrupedN is ``quadruped_entry(N)``, judged by the bounds (four
+    legs, duty >= 0.55); it is a sample of its own."""
+    from gaitsim.generate import quadruped_entry
+
+    for s in range(8):
+        name = f"quadruped{s}"
+        assert fe.walker_of(name) == quadruped_entry(s)
+        assert not fe.verdict_only(name) and fe.in_bounds(fe.walker_of(name).gait)
+    with pytest.raises(SystemExit) as e:
+        fe.main(["--quadruped-walks", "--irregular"])
+    assert e.value.code == 2
