@@ -363,6 +363,7 @@ def _walk_table(s) -> str:
     rows.append(["measured duty by leg", " ".join(_fmt(d, ".2f") for d in duty)])
     rows.append(["catalog duty", _fmt(s.catalog_duty, ".2f")])
     rows.append(["line drift growth (x)", _fmt(s.line_drift_growth, ".1f")])
+    rows.append(["height / half track", _fmt(s.tipping_ratio, ".1f")])
     rows.append(["touchdowns per stance", _fmt(s.touchdowns_per_stance, ".2f")])
     rows.append(["contact timing error", _fmt(s.contact_timing_error, ".3f")])
     fell = s.fell
@@ -441,6 +442,7 @@ def cmd_walk(args) -> int:
             )
     origin = _origin_note(entry)
     notes = (_line_balance_note(summary) or _support_note(entry, summary),
+             _narrow_note(summary),
              origin and f"note: {origin}", _biped_tempo_note(entry, summary))  # fmt: skip
     for note in notes:
         if note and not args.quiet:
@@ -502,6 +504,25 @@ def _line_balance_note(summary) -> str | None:
         "slow trots with little or no four-foot phase, fall free). --body assist (the "
         "default for them) walks it; a duty further above 0.5 or a faster cycle (a higher "
         "clip_speed) shortens the stand"
+    )
+
+
+def _narrow_note(summary) -> str | None:
+    """Why a free point-footed walker that stands tall over a narrow track fell, and what
+    to change (None for every other run)."""
+    from .sim.run import NARROW_ASSIST
+    from .sim.stance import NARROW_FROM
+
+    ratio = summary.tipping_ratio
+    if summary.body != "free" or not summary.fell or ratio is None or ratio <= NARROW_FROM:
+        return None
+    return (
+        f"note: this body stands {ratio:.1f} times as tall as half its track (the sideways "
+        "spread of its feet), so a tilt of "
+        f"{math.degrees(math.atan(1.0 / ratio)):.0f} deg puts its centre of mass over its "
+        f"feet; over {NARROW_ASSIST:g} such walkers mostly fall free and get --body assist by "
+        "default. Wider-set feet (the homes' Gaitkit x) or a shorter hip_height make it "
+        "steadier"
     )
 
 
@@ -988,7 +1009,9 @@ def _body_args(p) -> None:
         "assist for two or three legs, gaits with flight phases (duty < 0.5) and "
         "point-footed gaits that stand on a line long enough for a drift to grow over "
         "15-fold (slow trots "
-        "with little four-foot phase; the walk table's line drift growth); free: plain physics; "
+        "with little four-foot phase; the walk table's line drift growth) and point-footed "
+        "bodies standing over 6 times as tall as half their track (the walk table's height / "
+        "half track); free: plain physics; "
         "assist: a reported virtual spring-damper holds height, roll and pitch; kinematic: "
         "the body follows its reference path, only the legs are simulated",
     )

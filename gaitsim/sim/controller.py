@@ -85,6 +85,14 @@ RECORD_KEYS = ("t", "s", "progress", "s_ref", "ref_pos", "ref_heading", "base_po
 DISTANCE_SOURCES = ("command", "odometry")
 BODY_MODES = ("free", "assist", "kinematic")
 PLANT_LOCKS = ("measured", "planned")
+# a narrow body on point feet (``stance.narrow_share`` 1): its stance forces right its tilt
+# this many times as hard as gravity tips it (``stance.attitude_arms``; 1 only cancels the
+# tipping). Measured with ``side_track_gain`` 0 and ``zmp_share`` 1 on the 63 walks of
+# ``generate.quadruped_walker`` seeds 0-99 that stand more than four times as tall as their
+# half track (10 s flat, free; a prototype of this code): within every bound at 1: 24, at
+# 3: 33; with the stance gain at 0.02, at 3: 36 and at 5: 34 (this code at 3: 31, the
+# prototype's float-level difference on chaotic runs)
+NARROW_ATTITUDE = 3.0
 LIFT_FIRST_UNTIL = 0.5  # a foot still down after lift-off is held in x, y at most this
 # share of its swing (``_lift_first``)
 FOLLOW_WEIGHT_FLOOR = 1e-3  # a foot about to lift still weighs this in ``_foothold_offset``
@@ -127,6 +135,12 @@ class ControlConfig:
     # ``geometry.pad_shortfall``): 0 unless the foot radius's 3 cm cap left the pad too
     # shallow for its leg
     track_gain: float = 1.0  # share of the x, y, yaw error to the reference closed per step
+    # (on point feet: along the path's heading, and the yaw; across it ``side_track_gain``)
+    side_track_gain: float | None = None  # point feet: the share of the sideways error
+    # (across the path's heading) the stance legs close per step; None: ``track_gain`` times
+    # 1 - ``stance.narrow_share`` (0 for a body standing 5 or more times as tall as its half
+    # track: it leaves its sideways motion to the load split and to where the feet land,
+    # ``zmp_share``, ``capture_gain``, since a sideways push at the feet rolls it)
     foothold_follow: float | None = None  # share of the stance feet's placement offset the
     # body is tracked to (x, y: the reference moved with the feet); None: derived from how
     # long the gait stands on a line of point feet and how far the legs pull the body back
@@ -140,8 +154,14 @@ class ControlConfig:
     load: float = 1.0  # share of the weight the stance legs carry by torque feedforward
     load_ramp: float = 0.15  # a stance foot takes up / gives off its load over this share
     min_load: float = 0.05  # a stance foot's share of the weight is at least this (x ramp)
-    attitude_gain: float = 1.0  # the stance forces right the body's tilt ...
-    attitude_damping: float = 1.0  # ... and damp its tilt rate
+    attitude_gain: float | None = None  # the stance forces right the body's tilt ...
+    attitude_damping: float | None = None  # ... and damp its tilt rate; None: 1 (the
+    # righting cancels gravity's tipping), up to NARROW_ATTITUDE on point feet by
+    # ``stance.narrow_share``
+    zmp_share: float | None = None  # point feet: the load split puts the centre of pressure
+    # this share of the way from the centre of mass to the reference pendulum's zero-moment
+    # point (its sway's acceleration over omega^2), so the ground's push that sways the body
+    # passes through its centre of mass instead of rolling it; None: ``stance.narrow_share``
     servo_clock: float | None = None  # how many times stiffer per second than the tuned
     # gains the joint servos run; None: a free body's own (``Body.servo_clock``: 1, or
     # above 1 for a small walker on soles), 1 with the assist or the kinematic body
@@ -189,16 +209,22 @@ class ControlConfig:
         f = self.foothold_follow
         if f is not None and not (math.isfinite(f) and 0 <= f <= 1):
             raise ValueError(f"foothold_follow is a share in [0, 1] or None, got {f!r}")
+        for name in ("attitude_gain", "attitude_damping"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, float)) and math.isfinite(v)
+                                      and v >= 0):  # fmt: skip
+                raise ValueError(f"{name} must be a number >= 0 or None, got {v!r}")
         for name in ("capture_gain", "step_width", "ankle_cop", "odometry_floor",
-                     "odometry_lead", "attitude_gain", "attitude_damping", "motor_floor",
-                     "reach_speed"):  # fmt: skip
+                     "odometry_lead", "motor_floor", "reach_speed"):  # fmt: skip
             v = getattr(self, name)
             if not (math.isfinite(v) and v >= 0):
                 raise ValueError(f"{name} must be a number >= 0, got {v!r}")
-        for name in ("track_gain", "sole_track_gain", "load", "load_ramp",
-                     "min_load", "motor_share", "early_hold"):  # fmt: skip
+        for name in ("track_gain", "side_track_gain", "sole_track_gain", "load", "load_ramp",
+                     "min_load", "motor_share", "early_hold", "zmp_share"):  # fmt: skip
             v = getattr(self, name)
-            if not (math.isfinite(v) and 0 <= v <= 1):
+            if v is None and name in ("side_track_gain", "zmp_share"):
+                continue
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and 0 <= v <= 1):
                 raise ValueError(f"{name} is a share in [0, 1], got {v!r}")
         if self.load_ramp > 0.5:
             raise ValueError(f"load_ramp is at most half a stance (0.5), got {self.load_ramp!r}")
@@ -276,6 +302,7 @@ class GaitController:
         self._kp = cfg.kp if cfg.kp is not None else load.stance_gain(
             load.line_drift_growth(walker.entry), free=cfg.body == "free")
         self._fall_time = fall_time(self.geo)  # 1 / omega, seconds
+        self._side_balance(cfg, walker.soles is None)
         self._follow = self._follow_share(walker)
         self._weight = robot.mass * load.GRAVITY
         swing_time = (1.0 - self.gait.duty) * self._cycle / self.speed
@@ -308,6 +335,24 @@ class GaitController:
         self._foot_gains = (None if self._hip_turn is None else
                             self.soles.gains(DEFAULT_KP, self._hip_yaw_kp()))  # fmt: skip
         self.reset(start)
+
+    def _side_balance(self, cfg: ControlConfig, point: bool) -> None:
+        """How the stance legs balance the body sideways on ``point`` feet (soles keep their
+        own: ``sole_track_gain``, the attitude gains 1): the attitude gains, the sideways
+        track gain and the load split's shift toward the reference pendulum's ZMP
+        (-``zmp_share`` / omega^2). Their defaults follow ``stance.narrow_share`` for a free
+        body; one that the assist or the kinematic mode holds upright does not tip with its
+        legs as one piece, and keeps the wide body's (as ``stance.stance_gain``)."""
+        free = point and cfg.body == "free"
+        narrow = load.narrow_share(self.geo) if free else 0.0
+        own = 1.0 + narrow * (NARROW_ATTITUDE - 1.0)
+        self._attitude = (own if cfg.attitude_gain is None else cfg.attitude_gain,
+                          own if cfg.attitude_damping is None else cfg.attitude_damping)
+        side = cfg.track_gain * (1.0 - narrow) if cfg.side_track_gain is None else (
+            cfg.side_track_gain)  # fmt: skip
+        self._side_gain = side if point else None
+        share = narrow if cfg.zmp_share is None else cfg.zmp_share
+        self._zmp_k = -share * self._fall_time**2 if point else 0.0
 
     def _hip_yaw_kp(self) -> float:
         """``ControlConfig.kp_hip_yaw``, or the gait's own (``stance.hip_yaw_gain``)."""
@@ -387,6 +432,8 @@ class GaitController:
         self.s = self.s_ref = s0
         self.progress = self.t = 0.0
         self._odo_step = 0.0
+        self._ref_before = None  # the reference body's (x, y) a control period back
+        self._zmp_arm = (0.0, 0.0)  # (x, y): the load split's shift toward the ZMP
         n = self.n_legs
         self._td_quat = [None] * n  # each held foot's orientation when it touched down
         self._landed = [True] * n  # a planned stance foot is really down
@@ -645,8 +692,14 @@ class GaitController:
         if self._follow > 0.0:  # the reference moved with where the stance feet stand
             ox, oy = self._foothold_offset()
             pos = (pos[0] + self._follow * ox, pos[1] + self._follow * oy, pos[2])
-        x = mx + a * (pos[0] - mx)
-        y = my + a * (pos[1] - my)
+        ex, ey = pos[0] - mx, pos[1] - my
+        b = self._side_gain
+        if b is None or b == a:
+            x, y = mx + a * ex, my + a * ey
+        else:  # along the path's heading ``a``, across it ``b`` (point feet)
+            c, sn = math.cos(heading), math.sin(heading)
+            along, across = a * (c * ex + sn * ey), b * (c * ey - sn * ex)
+            x, y = mx + c * along - sn * across, my + sn * along + c * across
         # an ankle that turns (``yaw_pitch_roll``) leaves the body's yaw to the legs, so they
         # hold it to the reference in full, as on point feet (the free yaw-ankled mechanic,
         # 12 s from six start points: mean heading error 3.3-8.3 deg, at sole_track_gain
@@ -819,7 +872,10 @@ class GaitController:
         cx, cy, _ = sensed.com
         arms = [(f[0] - cx, f[1] - cy) for f in sensed.feet]
         moment = load.attitude_arms(sensed.quaternion, sensed.angular_velocity, self._stand_h,
-                                    cfg.attitude_gain, cfg.attitude_damping)  # fmt: skip
+                                    *self._attitude)  # fmt: skip
+        if self._zmp_k != 0.0:  # the centre of pressure moved toward the reference's ZMP
+            (zx, zy), (mx, my) = self._zmp_arm, moment
+            moment = (mx + zx, my + zy)
         shares = load.load_shares(avail, arms, moment, cfg.min_load)
         margin = support_margin(sensed.com, sensed.feet, plan.stance)
         stiff = load.stiffness_blend(margin, cfg.margin_band * self._stand_h)
@@ -866,6 +922,8 @@ class GaitController:
         self._apply_steering(self.yaw_rate)
         ds = self._advance_distances()
         ref, ref2 = self._ref(self.s_ref), self._ref(self.s_ref + ds)
+        if self._zmp_k != 0.0:
+            self._zmp_arm = self._zmp_shift(ref[0], ref2[0])
         corr = self._placement(sensed, ref, ref2)
         if self.soles is not None:
             corr = self._keep_width(corr, ref[2])
@@ -894,6 +952,18 @@ class GaitController:
             self._command_upper(sensed)
         self._physics(tau, ds, ref[2], ref2[2])
         self._sense(ref, targets, short)
+
+    def _zmp_shift(self, pos, pos2) -> tuple[float, float]:
+        """The reference pendulum's zero-moment point less its centre of mass, x and y,
+        times ``zmp_share``: -c'' / omega^2, c'' the reference body's acceleration by central
+        differences over the last, this and the next control period (none at the first).
+        The load split puts the centre of pressure there, so the ground's push that carries
+        the body along its swaying reference passes through its centre of mass."""
+        x0, y0 = self._ref_before if self._ref_before is not None else (
+            2.0 * pos[0] - pos2[0], 2.0 * pos[1] - pos2[1])  # fmt: skip
+        self._ref_before = (pos[0], pos[1])
+        k = self._zmp_k / (self.dt * self.dt)
+        return (k * (pos2[0] - 2.0 * pos[0] + x0), k * (pos2[1] - 2.0 * pos[1] + y0))
 
     def _command_upper(self, sensed) -> None:
         """The upper body's joints for this step (``upperbody``); the gaze looks along the

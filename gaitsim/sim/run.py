@@ -16,7 +16,8 @@ import numpy as np
 
 from ..body import compile_body
 from ..catalog import MAX_RUN_SECONDS, GaitsimError
-from ..geometry import GRAVITY
+from ..feet import soles
+from ..geometry import GRAVITY, geometry
 from ..path import Arc, Straight, TurnInPlace
 from ..terrain import Flat, Rough, scalar_height
 from ..validate import turn_radius as natural_turn_radius
@@ -24,7 +25,7 @@ from ..walker import Walker, lean_cadence, resolve_entry
 from .controller import ControlConfig, GaitController
 from .engine import DEFAULT_ENGINE, check_engine, load_robot, make_world
 from .metrics import fall_reason, summarize, verdict
-from .stance import line_drift_growth  # (also sim.run API: default_body, the summary)
+from .stance import line_drift_growth, tipping_ratio  # (also sim.run API: the summary)
 from .summary import RunSummary
 from .upper_metrics import upper_body_figures
 
@@ -37,6 +38,14 @@ from .upper_metrics import upper_body_figures
 # duty 0.50 with no four-foot phase), fall on some or all of those grounds.
 LINE_GROWTH_LIMIT = 15.0
 MAX_ASSISTED_LEGS = 3  # walkers with this many legs or fewer get the assist (default_body)
+# A point-footed body standing more than this many times as tall as half the sideways
+# spread of its feet (``stance.tipping_ratio``) gets the assist by default. Measured on the
+# four-legged walks of ``generate.quadruped_walker`` seeds 0-99 (10 s free; flat, 5 deg up,
+# 1 cm rough; README "Four-legged walks"): of the runs of walkers standing 4-6 times as tall
+# 72 of 99 meet every bound free, of those standing 6 or more times 23 of 90 (the sway that
+# keeps the zero-moment point in their narrow support leaves the centre of mass within
+# millimetres of its edge); with the assist those 30 walk flat within every bound
+NARROW_ASSIST = 6.0
 
 
 # Free bipeds walk at a brisk tempo and mostly fall at a slow one (README, "Generated
@@ -52,7 +61,6 @@ def biped_tempo(entry) -> float | None:
     """A two-legged walker's gait cycle (s) in periods of a pendulum as long as its hip is
     high, 2 pi sqrt(hip height / g); None for other walkers."""
     from ..gait import cycle_length
-    from ..geometry import GRAVITY, geometry
 
     gait = resolve_entry(entry).gait
     if gait.n_legs != 2:
@@ -64,9 +72,10 @@ def biped_tempo(entry) -> float | None:
 def default_body(entry) -> str:
     """The body mode a walker gets unless one is asked for: ``assist`` for two or three
     legs, for gaits with flight phases (duty < 0.5: no foot on the ground for part of the
-    cycle) and for point-footed gaits that stand on a line so long that a drift grows more
+    cycle), for point-footed gaits that stand on a line so long that a drift grows more
     than LINE_GROWTH_LIMIT-fold (``line_drift_growth``: slow trots with little or no
-    four-foot phase), ``free`` for every other walker.
+    four-foot phase) and for point-footed bodies standing more than NARROW_ASSIST times as
+    tall as their half track (``stance.tipping_ratio``), ``free`` for every other walker.
 
     Three legs, because while any one swings the other two stand on a line, and no line
     between two of three feet passes under the body (a trot's diagonals cross beneath it):
@@ -77,7 +86,17 @@ def default_body(entry) -> str:
     gait = resolve_entry(entry).gait
     if gait.n_legs <= MAX_ASSISTED_LEGS or gait.duty < 0.5:
         return "assist"
-    return "assist" if line_drift_growth(entry) > LINE_GROWTH_LIMIT else "free"
+    if line_drift_growth(entry) > LINE_GROWTH_LIMIT:
+        return "assist"
+    narrow = soles(gait) is None and tipping_ratio(geometry(gait)) > NARROW_ASSIST
+    return "assist" if narrow else "free"
+
+
+def summary_tipping_ratio(entry) -> float | None:
+    """``stance.tipping_ratio`` of the walker's body for its summary (None for feet in one
+    line along the body, whose ratio is infinite)."""
+    r = tipping_ratio(geometry(resolve_entry(entry).gait))
+    return r if math.isfinite(r) else None
 
 
 BALANCE_SWAY = 1.0  # in physics the body sways to keep its ZMP in the support (balance.py)
@@ -238,6 +257,7 @@ def simulate(
             speed_scale=speed_scale, body=config.body, distance_source=config.distance_source,
             swing=kin.swing, catalog_duty=entry.gait.duty, seconds=seconds, seed=seed,
             line_drift_growth=line_drift_growth(entry), friction=friction, engine=engine,
+            tipping_ratio=summary_tipping_ratio(entry),
             sim_hz=sim_hz, control_hz=ctl.config.control_hz, servo_clock=robot.servo_clock,
             push_at_s=push_at,
             push_velocity_m_s=push_velocity if push_at is not None else 0.0,

@@ -120,6 +120,12 @@ class RunSummary:
     # feet that cannot hold the body: fewer than three, or a whole side's that leave its
     # centre outside (``run.line_drift_growth``, ``stance.weak_support``; 1: none, or soles)
     line_drift_growth: float = 1.0
+    # standing height over half the sideways spread of the feet's homes
+    # (``stance.tipping_ratio``; None: feet in one line along the body, or a summary from
+    # before it): from 4 a point-footed free body balances sideways by its load split and
+    # its steps, not its stance legs (``stance.narrow_share``); over 6 it gets the assist by
+    # default (``run.default_body``)
+    tipping_ratio: float | None = None
     seconds: float
     seed: int | None
     friction: float  # as simulated (a seed draws it around the one asked for)
