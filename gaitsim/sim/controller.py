@@ -18,8 +18,10 @@ Each control step:
    pressed into its pad until its load has ramped in (``_stance_press``);
 3. every leg is solved by IK against two bodies: the *virtual* body (the measured x, y and
    yaw pulled to the reference, with the reference's height, roll and pitch: stance legs
-   solved against it push the body along its path; where the gait stands long on a line
-   of point feet, a trot's diagonal, the reference is first moved by a share of how far
+   solved against it push the body along its path; a narrow free body on point feet is
+   pulled along its path only, not across it, ``stance.narrow_share``; where the gait
+   stands long on a line of point feet, a trot's diagonal, the reference is first moved
+   by a share of how far
    the stance feet landed from the plan, ``_foothold_offset``, so the legs do not pull the
    body off the line that placement chose for it) and the *measured* body (swing legs
    solved against it, where its velocity carries it during the period, clear the ground
@@ -30,8 +32,10 @@ Each control step:
    still on the ground is held where it stands until it leaves it, so no joint target drags
    a loaded foot;
 4. stance legs carry the weight by torque feedforward, each its share from
-   ``stance.load_shares`` (balanced about the centre of mass, ramped in after touchdown and
-   out before lift-off), and their position motors may push a foot with only a share of
+   ``stance.load_shares`` (balanced about the centre of mass, or for a narrow free body
+   on point feet about the reference pendulum's zero-moment point; ramped in after
+   touchdown and out before lift-off), and their position motors may push a foot with
+   only a share of
    its load, unless the centre of mass is outside the support polygon, where the legs hold
    the body stiffly (``stance.stiffness_blend``);
 5. the joint targets go out as position commands with velocity feedforward, the physics
