@@ -173,12 +173,18 @@ def test_the_virtual_body_closes_the_error_along_the_path_but_not_across_it():
     assert across == pytest.approx(0.0, abs=1e-12) and z == 0.4
 
 
+@pytest.fixture(scope="module")
+def narrow_ctl():
+    return _controller(_narrow_entry(0.02), None)
+
+
 @given(st.floats(-3.0, 3.0), st.floats(-3.0, 3.0), st.floats(0.0, 1.0))
 @settings(max_examples=40, deadline=None)
-def test_the_zmp_shift_is_the_references_acceleration_over_omega_squared(ax, ay, share):
+def test_the_zmp_shift_is_the_references_acceleration_over_omega_squared(
+        narrow_ctl, ax, ay, share):  # fmt: skip
     """A reference accelerating at (ax, ay) m/s^2: central differences over three control
     periods give it exactly (to rounding), and the shift is -share (ax, ay) / omega^2."""
-    ctl = _NARROW_CTL
+    ctl = narrow_ctl
     ctl._zmp_k = -share * ctl._fall_time**2
     dt = ctl.dt
     pts = [(0.5 * ax * (k * dt) ** 2 + 0.2 * k * dt, 0.5 * ay * (k * dt) ** 2) for k in (0, 1, 2)]
@@ -192,8 +198,6 @@ def test_the_zmp_shift_is_the_references_acceleration_over_omega_squared(ax, ay,
     ctl._ref_before = None
     assert ctl._zmp_shift(pts[1], (2 * pts[1][0], 2 * pts[1][1])) == (0.0, 0.0)
 
-
-_NARROW_CTL = _controller(_narrow_entry(0.02), None)
 
 
 def test_the_new_settings_are_checked():
