@@ -698,7 +698,9 @@ class GaitController:
             pos = (pos[0] + self._follow * ox, pos[1] + self._follow * oy, pos[2])
         ex, ey = pos[0] - mx, pos[1] - my
         b = self._side_gain
-        if b is None or b == a:
+        if b is None or b == a:  # one gain both ways: the wide body's own arithmetic (the
+            # split below gives the same pose, rounded otherwise, and every wide walker's
+            # run would move on chaotic walks)
             x, y = mx + a * ex, my + a * ey
         else:  # along the path's heading ``a``, across it ``b`` (point feet)
             c, sn = math.cos(heading), math.sin(heading)
