@@ -219,13 +219,18 @@ def report(results: list[tuple[str, str, dict]]) -> int:
             print(f"verdict only: {name} {cond}: {s['verdict']} ({s.get('body')} body; "
                   f"{s.get('verdict_reason', '')})")  # fmt: skip
     bounded = [(c, s) for n, c, s in results if n not in loose]
-    flat = [s["touchdowns_per_stance"] for c, s in bounded if c.startswith("flat")]
-    off = [s["touchdowns_per_stance"] for c, s in bounded if not c.startswith("flat")]
+    # (None: a run that fell before any planned stance ended measured none; its miss is
+    # reported above)
+    flat = [td for c, s in bounded if c.startswith("flat")
+            if (td := s["touchdowns_per_stance"]) is not None]  # fmt: skip
+    off = [td for c, s in bounded if not c.startswith("flat")
+           if (td := s["touchdowns_per_stance"]) is not None]  # fmt: skip
     slip = [s["slip_mm_per_stance"] for _, s in bounded] or [math.nan]
     for name, cond, s in results:
         if cond == "flat" and name in BUILT_IN:
             err = max(abs(d - duty[name]) for d in s["duty_by_leg"])
             td, own_slip = s["touchdowns_per_stance"], s["slip_mm_per_stance"]
+            td = math.nan if td is None else td
             print(f"{name}: touchdowns per stance {td:.2f}, worst-leg duty error {err:.3f}, "
                   f"slip {own_slip:.1f} mm per stance")  # fmt: skip
     worst_flat, worst_off = max(flat, default=math.nan), max(off, default=math.nan)

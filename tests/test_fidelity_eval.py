@@ -154,6 +154,21 @@ def test_the_report_counts_the_misses_with_a_built_in_walker_in_the_sample(capsy
     assert "1 of 2 runs meet every bound" in out and "mean slip 2.00 mm" in out
 
 
+def test_the_report_survives_a_run_with_no_touchdowns_measured(capsys):
+    """A run that fell before any planned stance ended has touchdowns None: counted as a
+    miss, left out of the worst figure (it once crashed the report after a whole sample)."""
+    results = [
+        ("fox", "flat", _summary(touchdowns_per_stance=None, verdict="fell")),
+        ("fox", "up5", _summary(touchdowns_per_stance=1.3)),
+        ("fox", "flat_seed1", _summary(touchdowns_per_stance=1.15)),
+    ]
+    assert fe.report(results) == 1
+    out = capsys.readouterr().out
+    assert "miss: fox flat:" in out and "fox: touchdowns per stance nan" in out
+    assert "2 of 3 runs meet every bound" in out
+    assert "worst touchdowns per stance 1.15 flat, 1.30 on slopes" in out
+
+
 def _write_catalog(path: Path) -> None:
     """A pace quadruped (in the sample) and a biped made of its left legs (left out)."""
     legs = [{"name": n, "side": s, "phase": ph, "knee": k, "upper": 0.3, "lower": 0.3,
