@@ -36,3 +36,48 @@ def custom_catalog_file(tmp_path):
     path = tmp_path / "my.json"
     save_catalog(Catalog([dataclasses.replace(fox, gait=gait), newt]), path)
     return path
+
+
+@pytest.fixture(scope="session")
+def built_controller():
+    """A function ``(walker, attr=None, **config)``: the GaitController that ``simulate()``
+    builds for ``walker`` (a name or an entry) with ``ControlConfig(**config)``, or its
+    attribute ``attr``; its world is closed again (what it set up stays readable)."""
+    from gaitsim.sim.controller import ControlConfig, GaitController
+    from gaitsim.sim.robot import Robot
+    from gaitsim.sim.run import physics_walker_options
+    from gaitsim.sim.world import World
+    from gaitsim.walker import Walker, resolve_entry
+
+    def build(walker, attr: str | None = None, **config):
+        entry = resolve_entry(walker)
+        with World() as world:
+            robot = Robot(world, entry)
+            kin = Walker(entry, **physics_walker_options())
+            ctl = GaitController(world, robot, kin, ControlConfig(**config))
+            return ctl if attr is None else getattr(ctl, attr)
+
+    return build
+
+
+@pytest.fixture
+def open_controller():
+    """A function ``(entry)``: ``(world, controller)`` on flat PyBullet ground with the
+    default Walker and no recording, the world left open (the caller closes it; any left
+    open are closed after the test)."""
+    from gaitsim.sim.controller import GaitController
+    from gaitsim.sim.engine import load_robot, make_world
+    from gaitsim.terrain import Flat
+    from gaitsim.walker import Walker
+
+    worlds = []
+
+    def build(entry):
+        world = make_world("pybullet", Flat())
+        worlds.append(world)
+        robot = load_robot(world, entry)
+        return world, GaitController(world, robot, Walker(entry), record=False)
+
+    yield build
+    for world in worlds:
+        world.close()

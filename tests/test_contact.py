@@ -222,20 +222,7 @@ def test_early_hold_is_a_share_of_the_swing():
         ControlConfig(early_hold=1.5)
 
 
-def _built(walker, attr: str, **config):
-    """``attr`` of a GaitController built for ``walker`` as ``simulate()`` builds it."""
-    entry = resolve_entry(walker)
-    with World() as world:
-        robot = Robot(world, entry)
-        kin = Walker(entry, **physics_walker_options())
-        return getattr(GaitController(world, robot, kin, ControlConfig(**config)), attr)
-
-
-def _follow(walker, **config):
-    return _built(walker, "_follow", **config)
-
-
-def test_the_stance_gain_is_the_gaits_own_unless_asked_for():
+def test_the_stance_gain_is_the_gaits_own_unless_asked_for(built_controller):
     # 0.03 for a free body whose gait stands on a line of point feet long enough for a
     # drift to at least double (the hound's trot), 0.05 otherwise (``stance.stance_gain``)
     from gaitsim.sim.stance import LINE_STANCE_KP, STANCE_KP
@@ -245,10 +232,13 @@ def test_the_stance_gain_is_the_gaits_own_unless_asked_for():
              ("hound", {"kp": 0.05}, STANCE_KP),  # asked for: it wins
              ("hound", {"body": "assist"}, STANCE_KP))  # held upright: nothing tips it
     for name, config, want in cases:
-        assert _built(name, "_kp", **config) == want, (name, config)
+        assert built_controller(name, "_kp", **config) == want, (name, config)
 
 
-def test_which_walkers_follow_their_footholds():
+def test_which_walkers_follow_their_footholds(built_controller):
+    def _follow(walker, **config):
+        return built_controller(walker, "_follow", **config)
+
     """The body follows its stance feet's placement only where the gait stands on a line of
     point feet long enough, after a multi-foot phase long enough, that the legs' pull back
     to the reference would let the drift grow from step to step: the hound's trot, and

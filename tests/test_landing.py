@@ -57,30 +57,19 @@ def test_spun_turns_a_rotation_by_its_angular_velocity():
     assert spun(rot, (0.0, 0.0, 0.0), 1.0) == tuple(rot)
 
 
-def _controller(entry):
-    from gaitsim.sim.controller import GaitController
-    from gaitsim.sim.engine import load_robot, make_world
-    from gaitsim.terrain import Flat
-    from gaitsim.walker import Walker
-
-    world = make_world("pybullet", Flat())
-    robot = load_robot(world, entry)
-    return world, GaitController(world, robot, Walker(entry), record=False)
-
-
-def test_the_landing_press_and_lead_by_hand():
+def test_the_landing_press_and_lead_by_hand(open_controller):
     """116 (duty 0.8254, a 22.1 mm foot, no shortfall): a late foot that lands is pressed
     10 % of its radius x 1 / duty = 2.68 mm, the preload and the lead stay 0; 105 (duty
     0.6034, 3 cm feet, shortfall 3.58): pressed by its preload, 10 % x 1 / duty x 3 cm =
     4.97 mm, early or late, and its landing legs see all the body's motion."""
-    world, ctl = _controller(random_entry(116))
+    world, ctl = open_controller(random_entry(116))
     try:
         want = 0.1 / 0.8254 * ctl.geo.foot_radius
         assert ctl._land_press == pytest.approx(want) and 2.6e-3 < want < 2.8e-3
         assert ctl._preload == ctl._early_press == ctl._landing_lead == 0.0
     finally:
         world.close()
-    world, ctl = _controller(walker_of(105))
+    world, ctl = open_controller(walker_of(105))
     try:
         want = 0.1 / 0.6034 * 0.03
         assert ctl._preload == pytest.approx(want) and 4.9e-3 < want < 5.0e-3

@@ -39,22 +39,11 @@ def test_the_built_in_walkers_lack_no_pad(name):
     assert pad_shortfall(geometry(resolve_entry(name).gait)) == 0.0
 
 
-def _controller(entry):
-    from gaitsim.sim.controller import GaitController
-    from gaitsim.sim.engine import load_robot, make_world
-    from gaitsim.terrain import Flat
-    from gaitsim.walker import Walker
-
-    world = make_world("pybullet", Flat())
-    robot = load_robot(world, entry)
-    return world, GaitController(world, robot, Walker(entry), record=False)
-
-
-def test_the_preload_by_hand():
+def test_the_preload_by_hand(open_controller):
     """Seed 87 (8 legs, duty 0.5904, 3 cm feet): pressed by the pad's sink under a stance
     foot's mean load, 10 % of the radius x 1 / duty = 5.08 mm (its shortfall is above 1);
     the fox: not at all (its runs are unchanged)."""
-    world, ctl = _controller(random_entry(87))
+    world, ctl = open_controller(random_entry(87))
     try:
         want = FOOT_PAD_SINK * (1.0 / 0.5904) * 0.03
         assert ctl._preload == pytest.approx(want) and 5.0e-3 < want < 5.2e-3
@@ -62,7 +51,7 @@ def test_the_preload_by_hand():
         assert ctl._landing_lead == 1.0  # shortfall 1.13, capped at 1
     finally:
         world.close()
-    world, ctl = _controller(random_entry(96))  # shortfall 0.119: that share of the sink
+    world, ctl = open_controller(random_entry(96))  # shortfall 0.119: that share of the sink
     try:
         g = random_entry(96).gait
         share = pad_shortfall(geometry(g))
@@ -73,7 +62,7 @@ def test_the_preload_by_hand():
         world.close()
     from gaitsim.walker import resolve_entry
 
-    world, ctl = _controller(resolve_entry("fox"))
+    world, ctl = open_controller(resolve_entry("fox"))
     try:  # no preload; a late foot that lands is pressed by its pad's mean-load sink
         g = resolve_entry("fox").gait
         sink = FOOT_PAD_SINK * min(1.0 / g.duty, g.n_legs) * ctl.geo.foot_radius

@@ -26,13 +26,11 @@ from gaitsim.generate import (
     random_walker,
 )
 from gaitsim.geometry import geometry
-from gaitsim.sim.controller import NARROW_ATTITUDE, ControlConfig, GaitController
-from gaitsim.sim.robot import Robot
-from gaitsim.sim.run import NARROW_ASSIST, default_body, physics_walker_options
+from gaitsim.sim.controller import NARROW_ATTITUDE, ControlConfig
+from gaitsim.sim.run import NARROW_ASSIST, default_body
 from gaitsim.sim.stance import NARROW_FROM, NARROW_TO, narrow_share, tipping_ratio
-from gaitsim.sim.world import World
 from gaitsim.validate import validate_entry
-from gaitsim.walker import Walker, resolve_entry
+from gaitsim.walker import resolve_entry
 
 
 def _legs(entry):
@@ -131,36 +129,29 @@ def _narrow_gait(half_track: float) -> dict:
     }  # fmt: skip
 
 
-def _controller(entry, attr, **config):
-    with World() as world:
-        robot = Robot(world, entry)
-        kin = Walker(entry, **physics_walker_options())
-        ctl = GaitController(world, robot, kin, ControlConfig(**config))
-        return ctl if attr is None else getattr(ctl, attr)
-
-
-def test_a_wide_body_keeps_its_sideways_track_and_a_narrow_free_one_leaves_it():
+def test_a_wide_body_keeps_its_sideways_track_and_a_narrow_free_one_leaves_it(
+        built_controller):  # fmt: skip
     wide, narrow = _narrow_entry(0.5), _narrow_entry(0.02)
-    assert _controller(wide, "_side_gain") == 1.0
-    assert _controller(wide, "_zmp_k") == 0.0
-    assert _controller(wide, "_attitude") == (1.0, 1.0)
-    ctl = _controller(narrow, None)
+    assert built_controller(wide, "_side_gain") == 1.0
+    assert built_controller(wide, "_zmp_k") == 0.0
+    assert built_controller(wide, "_attitude") == (1.0, 1.0)
+    ctl = built_controller(narrow)
     assert ctl._side_gain == 0.0 and ctl._attitude == (NARROW_ATTITUDE, NARROW_ATTITUDE)
     assert ctl._zmp_k == pytest.approx(-ctl._fall_time**2)
     # held upright by the assist, it keeps the wide body's (it does not tip with its legs)
-    held = _controller(narrow, None, body="assist")
+    held = built_controller(narrow, body="assist")
     assert (held._side_gain, held._zmp_k, held._attitude) == (1.0, 0.0, (1.0, 1.0))
     # asked for, a value holds whatever the body
-    asked = _controller(wide, None, side_track_gain=0.3, zmp_share=0.5, attitude_gain=2.0)
+    asked = built_controller(wide, side_track_gain=0.3, zmp_share=0.5, attitude_gain=2.0)
     assert asked._side_gain == 0.3 and asked._attitude == (2.0, 1.0)
     assert asked._zmp_k == pytest.approx(-0.5 * asked._fall_time**2)
     # soles keep their own: the bipeds' sole_track_gain, no ZMP shift, attitude 1
-    mech = _controller(resolve_entry("mechanic"), None)
+    mech = built_controller("mechanic")
     assert (mech._side_gain, mech._zmp_k, mech._attitude) == (None, 0.0, (1.0, 1.0))
 
 
-def test_the_virtual_body_closes_the_error_along_the_path_but_not_across_it():
-    ctl = _controller(_narrow_entry(0.02), None, foothold_follow=0.0)
+def test_the_virtual_body_closes_the_error_along_the_path_but_not_across_it(built_controller):
+    ctl = built_controller(_narrow_entry(0.02), foothold_follow=0.0)
     sensed = ctl.sensed
     mx, my = sensed.position[0], sensed.position[1]
     heading = 0.3  # the path's heading; the reference 0.1 m ahead of the body and 0.05 left
@@ -174,8 +165,8 @@ def test_the_virtual_body_closes_the_error_along_the_path_but_not_across_it():
 
 
 @pytest.fixture(scope="module")
-def narrow_ctl():
-    return _controller(_narrow_entry(0.02), None)
+def narrow_ctl(built_controller):
+    return built_controller(_narrow_entry(0.02))
 
 
 @given(st.floats(-3.0, 3.0), st.floats(-3.0, 3.0), st.floats(0.0, 1.0))
