@@ -1075,13 +1075,38 @@ def save_catalog(catalog: Catalog | Entry, path: str | os.PathLike) -> None:
 # ---------------------------------------------------------------------------- derived data
 
 
+def _walk_sequence(gait: Gait) -> str:
+    """``walk (lateral sequence)`` when the next foot down after a hind foot is the fore
+    foot of its own side (most mammals, the fox), ``walk (diagonal sequence)`` when it is
+    the other side's (primates); plain ``walk`` unless each side has one fore (the one
+    further forward) and one hind leg. A leg lands when its place frac(d / cycle + phase)
+    wraps to 0, so a leg whose phase is larger by x lands x of a cycle earlier: the
+    phases are not the landing times (a walk written as if they were comes out in the
+    other sequence)."""
+    sides = {"L": [], "R": []}
+    for leg in gait.legs:
+        sides.setdefault(leg.side, []).append(leg)
+    if len(sides["L"]) != 2 or len(sides["R"]) != 2:
+        return "walk"
+    hind = min(sides["L"], key=lambda leg: leg.home[0])
+    lands = {id(leg): (hind.phase - leg.phase) % 1.0 for leg in gait.legs}  # after `hind`
+    nxt = min((leg for leg in gait.legs if leg is not hind), key=lambda leg: lands[id(leg)])
+    own_fore = max(sides["L"], key=lambda leg: leg.home[0])
+    if nxt is own_fore:
+        return "walk (lateral sequence)"
+    other_fore = max(sides["R"], key=lambda leg: leg.home[0])
+    return "walk (diagonal sequence)" if nxt is other_fore else "walk"
+
+
 def leg_array(gait: Gait, attr: str) -> np.ndarray:
     """Stack a per-leg attribute into an array shaped (legs,) or (legs, 3)."""
     return np.array([getattr(leg, attr) for leg in gait.legs], dtype=float)
 
 
 def gait_pattern(gait: Gait) -> str:
-    """Name the footfall pattern from the phases: biped, walk, trot, pace, bound, tripod, wave."""
+    """Name the footfall pattern from the phases: biped, walk, trot, pace, bound, tripod,
+    wave. A four-beat walk on a fore and a hind leg a side is named by its footfall order:
+    ``walk (lateral sequence)`` or ``walk (diagonal sequence)`` (``_walk_sequence``)."""
     n = gait.n_legs
     groups: dict[float, list[Leg]] = {}
     for leg in gait.legs:
@@ -1100,7 +1125,7 @@ def gait_pattern(gait: Gait) -> str:
                 return "pace"
             return "bound"
     if n == 4 and len(groups) == 4:
-        return "walk"
+        return _walk_sequence(gait)
     if n == 6 and len(groups) == 2 and all(len(g) == 3 for g in groups.values()):
         return "tripod"
     if n >= 6 and len(groups) > 2:

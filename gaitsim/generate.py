@@ -133,7 +133,9 @@ def random_walker(
 
 IRREGULAR_LEGS = (3, 4, 5, 6, 7, 8)  # ``irregular_walker``'s leg counts, odd ones too
 IRREGULAR_DUTY = (0.5, 0.85)  # standing gaits: no flight phases
-IRREGULAR_PATTERNS = ("pace", "lateral", "diagonal", "rotary", "random")
+# (this order keeps each seed's walker as first drawn, when "lateral" and "diagonal" were
+# swapped: see _irregular_phases)
+IRREGULAR_PATTERNS = ("pace", "diagonal", "lateral", "rotary", "random")
 
 
 def irregular_walker(seed: int, pattern: str | None = None) -> dict:
@@ -144,9 +146,9 @@ def irregular_walker(seed: int, pattern: str | None = None) -> dict:
     a duty factor from 0.5 to 0.85 and one of five phase patterns:
 
     - ``pace``: the legs of each side together, the sides half a cycle apart;
-    - ``lateral`` and ``diagonal``: the four-beat sequences of a walk (left hind, left
-      fore, right hind, right fore, or the diagonal's order), spread over the legs by their
-      place along the body;
+    - ``lateral`` and ``diagonal``: the four-beat sequences of a walk (footfalls left
+      hind, left fore, right hind, right fore, or left hind, right fore, right hind, left
+      fore), spread over the legs by their place along the body;
     - ``rotary``: a wave running around the body, each leg at its angle round the oval;
     - ``random``: every phase drawn alone.
 
@@ -227,9 +229,11 @@ def _irregular_phases(rng, pattern: str, segments: list[dict]) -> list[float]:
     left = [x > 0 for x in xs]
     if pattern == "pace":
         return [0.0 if lf else 0.5 for lf in left]
-    if pattern == "lateral":  # left hind 0, left fore 0.25, right hind 0.5, right fore 0.75
+    # A leg whose phase is larger by x lands x of a cycle earlier (its place at distance d
+    # is frac(d / cycle + phase)); until stop 44 these two were swapped, read as landing times
+    if pattern == "diagonal":  # footfalls: left hind, right fore, right hind, left fore
         return [0.25 * a + (0.0 if lf else 0.5) for a, lf in zip(along, left, strict=True)]
-    if pattern == "diagonal":  # left hind 0, right fore 0.25, right hind 0.5, left fore 0.75
+    if pattern == "lateral":  # footfalls: left hind, left fore, right hind, right fore
         return [(0.75 * a if lf else 0.5 - 0.25 * a) for a, lf in zip(along, left, strict=True)]
     if pattern == "rotary":
         return [math.atan2(x, z) / (2.0 * math.pi) for x, z in zip(xs, zs, strict=True)]
@@ -302,7 +306,9 @@ def _mixed(gait: dict, rng: np.random.Generator) -> dict:
     return {**gait, "segments": out}
 
 
-QUADRUPED_PATTERNS = ("lateral", "diagonal")  # the four-beat walks' footfall orders
+# the four-beat walks' footfall orders (this order keeps each seed's walker as first drawn,
+# when the two names were swapped: see quadruped_walker)
+QUADRUPED_PATTERNS = ("diagonal", "lateral")
 QUADRUPED_TRACK = (0.08, 0.3)  # each foot's distance from the midline, in leg lengths
 QUADRUPED_SPACING = (0.7, 1.6)  # fore to hind feet, in leg lengths
 QUADRUPED_DUTY = (0.55, 0.8)
@@ -318,12 +324,18 @@ def quadruped_walker(seed: int, pattern: str | None = None) -> dict:
     pairs a leg length or so apart, fore knees forward and hind knees back (or all one way),
     bone ratios from 0.5 to 2, duty 0.55 to 0.8. ``pattern``:
 
-    - ``lateral``: left hind, left fore, right hind, right fore (most animals' walk; at a
-      duty below 0.75 both feet of one side stand alone for a moment);
-    - ``diagonal``: left hind, right fore, right hind, left fore (the fox's order).
+    - ``lateral``: the footfalls run left hind, left fore, right hind, right fore (most
+      mammals' walk, and the fox's);
+    - ``diagonal``: left hind, right fore, right hind, left fore (primates' walk).
 
     Each fore foot lands ``QUADRUPED_LAG`` (0.2 to 0.3) of a cycle after the hind foot
-    before it. ``random_walker``'s four-legged walkers all trot (its back-to-front wave over
+    before it. A leg's place at distance d is frac(d / cycle + phase), so a leg whose phase
+    is larger by x lands x of a cycle *earlier* (the left fore of a lateral walk has the
+    phase 1 - lag). Until stop 44 the two names were swapped (the phases read as landing
+    times); the tuple's order keeps each seed's walker, now under its right name. At a
+    duty below 0.7-0.8 the feet of one side stand alone twice a cycle in either order: for
+    0.5 + lag - duty of a cycle each time in a lateral walk, 1 - lag - duty in a diagonal
+    one. ``random_walker``'s four-legged walkers all trot (its back-to-front wave over
     two pairs is a trot), so this family fills a gap of its. Drawn from its own generator;
     the name is ``quadruped_<seed>``."""
     if pattern is not None and pattern not in QUADRUPED_PATTERNS:
@@ -342,8 +354,9 @@ def quadruped_walker(seed: int, pattern: str | None = None) -> dict:
     lag = float(rng.uniform(*QUADRUPED_LAG))
     drawn = str(rng.choice(QUADRUPED_PATTERNS))
     pattern = drawn if pattern is None else pattern
-    # left hind 0; the lateral walk's left fore follows it, the diagonal walk's right fore
-    fore_left = lag if pattern == "lateral" else 0.5 + lag
+    # left hind 0; the next foot down lands lag later: the lateral walk's left fore (phase
+    # 1 - lag), the diagonal walk's right fore (phase 1 - lag, so the left fore 0.5 - lag)
+    fore_left = 0.5 + lag if pattern == "lateral" else lag
     phases = {("fore", "L"): fore_left, ("fore", "R"): fore_left + 0.5,
               ("hind", "L"): 0.0, ("hind", "R"): 0.5}  # fmt: skip
     segments = []

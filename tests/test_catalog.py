@@ -183,7 +183,7 @@ def test_frame_conversions_are_inverse_permutations(v):
 
 def test_fox_walks_in_lateral_sequence():
     gait = gaitsim.load_catalog()["fox"].gait
-    assert gait_pattern(gait) == "walk"
+    assert gait_pattern(gait) == "walk (lateral sequence)"
     phase = {(leg.side, fore(leg)): leg.phase for leg in gait.legs}
     assert phase == {("L", False): 0.0, ("L", True): 0.75, ("R", False): 0.5, ("R", True): 0.25}
     assert gait.duty == pytest.approx(0.7)
@@ -238,12 +238,33 @@ def test_spider_bot_uses_a_wave_gait():
         assert len({leg.phase for leg in legs}) == 4  # a ripple: every leg on a side differs
 
 
+def test_a_walk_written_with_its_phases_as_landing_times_is_named_diagonal():
+    """The hand-written elephant (fore left 0, fore right 0.5, hind left 0.75, hind right
+    0.25: the hind left 'before' the fore left, read as landing times) lands hind left,
+    right fore, right hind, left fore: a diagonal-sequence walk, and it is named so; a
+    walk with three legs on one side has no sequence to name."""
+    from gaitsim.catalog import load_catalog
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "user_walkers.json"
+    assert gait_pattern(load_catalog(path)["elephant"].gait) == "walk (diagonal sequence)"
+    fox = gaitsim.load_catalog()["fox"].gait
+    lopsided = tuple(dataclasses.replace(leg, side="L") if k == 3 else leg
+                     for k, leg in enumerate(fox.legs))  # fmt: skip
+    assert gait_pattern(dataclasses.replace(fox, legs=lopsided)) == "walk"
+
+
 @pytest.mark.parametrize(
     ("phases", "pattern"),
-    [((0, 0.5, 0.5, 0), "trot"), ((0, 0, 0.5, 0.5), "pace"), ((0, 0.5, 0, 0.5), "bound")],
-    ids=["diagonal-pairs", "same-side-pairs", "front-back-pairs"],
+    [((0, 0.5, 0.5, 0), "trot"), ((0, 0, 0.5, 0.5), "pace"), ((0, 0.5, 0, 0.5), "bound"),
+     # a larger phase lands earlier: hind left 0 lands first, then the leg of phase 0.75
+     ((0.75, 0, 0.25, 0.5), "walk (lateral sequence)"),
+     ((0.25, 0, 0.75, 0.5), "walk (diagonal sequence)"),
+     ((0.3, 0, 0.8, 0.5), "walk (diagonal sequence)"),  # fore legs 0.2 after: still
+     ((0.5, 0, 0.25, 0.75), "walk")],  # after the hind left, the hind right: neither
+    ids=["diagonal-pairs", "same-side-pairs", "front-back-pairs", "lateral-walk",
+         "diagonal-walk", "diagonal-walk-0.2", "hind-then-hind"],
 )
-def test_gait_pattern_tells_four_legged_pairings_apart(phases, pattern):
+def test_gait_pattern_tells_four_legged_pairings_and_sequences_apart(phases, pattern):
     # fox legs: leg_0 fore-left, leg_1 hind-left, leg_2 fore-right, leg_3 hind-right
     fox = gaitsim.load_catalog()["fox"].gait
     legs = tuple(dataclasses.replace(leg, phase=p) for leg, p in zip(fox.legs, phases, strict=True))

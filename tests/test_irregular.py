@@ -5,8 +5,10 @@ them, and (slow) their walk in physics."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from gaitsim.gait import feet_down
 from gaitsim.generate import (
     IRREGULAR_DUTY,
     IRREGULAR_LEGS,
@@ -48,10 +50,11 @@ def test_a_pace_moves_each_side_together_half_a_cycle_apart(seed):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_the_four_beat_walks_order_the_legs_by_their_place(seed):
-    # lateral: left hind 0 .. left fore 0.25, right hind 0.5 .. right fore 0.75;
-    # diagonal: left hind 0 .. left fore 0.75, right hind 0.5 .. right fore 0.25
-    for pattern, left_span, right_span in (("lateral", (0.0, 0.25), (0.5, 0.75)),
-                                           ("diagonal", (0.0, 0.75), (0.5, 0.25))):  # fmt: skip
+    # phases by place along the body, hind 0 .. fore 1: diagonal, left 0 .. 0.25, right
+    # 0.5 .. 0.75; lateral, left 0 .. 0.75, right 0.5 .. 0.25 (a larger phase lands
+    # earlier: see the next test)
+    for pattern, left_span, right_span in (("diagonal", (0.0, 0.25), (0.5, 0.75)),
+                                           ("lateral", (0.0, 0.75), (0.5, 0.25))):  # fmt: skip
         entry = irregular_entry(seed, pattern)
         zs = [leg.home[0] for leg in entry.gait.legs]  # REP-103: x forward
         lo, hi = min(zs), max(zs)
@@ -59,6 +62,28 @@ def test_the_four_beat_walks_order_the_legs_by_their_place(seed):
             a = (z - lo) / (hi - lo)
             start, end = left_span if leg.side == "L" else right_span
             assert leg.phase == pytest.approx((start + a * (end - start)) % 1.0, abs=1e-4)
+
+
+@pytest.mark.parametrize("seed", [10, 12, 17, 20, 28, 37, 61, 82])  # two legs a side
+def test_the_four_beat_walks_land_in_their_named_order(seed):
+    """Where the foot plan puts each foot down (``gait.feet_down``), from the left hind
+    foot on: lateral, left fore, right hind, right fore; diagonal, right fore, right
+    hind, left fore."""
+    samples = 2000
+    for pattern, want in (("lateral", ("LH", "LF", "RH", "RF")),
+                          ("diagonal", ("LH", "RF", "RH", "LF"))):  # fmt: skip
+        gait = irregular_entry(seed, pattern).gait
+        assert [leg.side for leg in gait.legs].count("L") == 2 == len(gait.legs) - 2
+        down = feet_down([leg.phase for leg in gait.legs], gait.duty, samples)
+        lands = (down & ~np.roll(down, 1, axis=0)).argmax(axis=0) / samples
+        role = {}
+        for side in ("L", "R"):
+            ks = sorted((k for k, leg in enumerate(gait.legs) if leg.side == side),
+                        key=lambda k: gait.legs[k].home[0])  # hind first (x forward)
+            role[side + "H"], role[side + "F"] = ks
+        start = lands[role["LH"]]
+        got = sorted(role, key=lambda r: (lands[role[r]] - start) % 1.0)
+        assert tuple(got) == want, (pattern, got)
 
 
 def test_a_pinned_pattern_changes_only_the_phases():
