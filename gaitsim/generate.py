@@ -329,14 +329,15 @@ def quadruped_walker(seed: int, pattern: str | None = None) -> dict:
     - ``diagonal``: left hind, right fore, right hind, left fore (primates' walk).
 
     Each fore foot lands ``QUADRUPED_LAG`` (0.2 to 0.3) of a cycle after the hind foot
-    before it. A leg's place at distance d is frac(d / cycle + phase), so a leg whose phase
-    is larger by x lands x of a cycle *earlier* (the left fore of a lateral walk has the
-    phase 1 - lag). Until stop 44 the two names were swapped (the phases read as landing
-    times); the tuple's order keeps each seed's walker, now under its right name. At a
-    duty below 0.7-0.8 the feet of one side stand alone twice a cycle in either order: for
-    0.5 + lag - duty of a cycle each time in a lateral walk, 1 - lag - duty in a diagonal
-    one. ``random_walker``'s four-legged walkers all trot (its back-to-front wave over
-    two pairs is a trot), so this family fills a gap of its. Drawn from its own generator;
+    before it. A leg's place at distance d is frac(d / cycle + phase), so a leg whose
+    phase is larger by x lands x of a cycle *earlier* (a lateral walk's left fore, landing
+    ψ after the left hind, has the phase 1 - ψ). Until stop 44 the two names were swapped
+    (the phases read as landing times); the tuple's order keeps each seed's walker, now
+    under its right name. At a duty below 0.7-0.8 the feet of one side stand alone twice
+    a cycle in either order: for 1 - ψ - duty of a cycle each time in a lateral walk,
+    0.5 + ψ - duty in a diagonal one (ψ: that landing lag). ``random_walker``'s four-legged
+    walkers all trot (its back-to-front wave over two pairs is a trot), so this family
+    fills a gap of its. Drawn from its own generator;
     the name is ``quadruped_<seed>``."""
     if pattern is not None and pattern not in QUADRUPED_PATTERNS:
         raise ValueError(
@@ -354,8 +355,9 @@ def quadruped_walker(seed: int, pattern: str | None = None) -> dict:
     lag = float(rng.uniform(*QUADRUPED_LAG))
     drawn = str(rng.choice(QUADRUPED_PATTERNS))
     pattern = drawn if pattern is None else pattern
-    # left hind 0; the next foot down lands lag later: the lateral walk's left fore (phase
-    # 1 - lag), the diagonal walk's right fore (phase 1 - lag, so the left fore 0.5 - lag)
+    # left hind 0; the next foot down, the lateral walk's left fore or the diagonal walk's
+    # right fore, has the phase 0.5 + lag and so lands 0.5 - lag later (the draw kept as
+    # it was: 0.5 - lag spans QUADRUPED_LAG too)
     fore_left = 0.5 + lag if pattern == "lateral" else lag
     phases = {("fore", "L"): fore_left, ("fore", "R"): fore_left + 0.5,
               ("hind", "L"): 0.0, ("hind", "R"): 0.5}  # fmt: skip
