@@ -169,6 +169,22 @@ def test_the_report_survives_a_run_with_no_touchdowns_measured(capsys):
     assert "worst touchdowns per stance 1.15 flat, 1.30 on slopes" in out
 
 
+def test_the_report_counts_the_runs_by_pattern_and_height_over_half_track(capsys):
+    """The fox (a lateral-sequence walk 3.4 half tracks tall) and quadruped 21 (a
+    diagonal-sequence walk 5.3 tall): one line per pattern and band."""
+    results = [
+        ("fox", "flat", _summary()),
+        ("fox", "up5", _summary(verdict="fell")),
+        ("quadruped21", "up5", _summary()),
+    ]
+    fe.report(results)
+    out = capsys.readouterr().out
+    assert ("by pattern and height / half track: walk (lateral sequence), below 4: "
+            "1 of 2 runs meet every bound") in out
+    assert ("by pattern and height / half track: walk (diagonal sequence), 4-6: "
+            "1 of 1 runs meet every bound") in out
+
+
 def _write_catalog(path: Path) -> None:
     """A pace quadruped (in the sample) and a biped made of its left legs (left out)."""
     legs = [{"name": n, "side": s, "phase": ph, "knee": k, "upper": 0.3, "lower": 0.3,
