@@ -442,7 +442,7 @@ def cmd_walk(args) -> int:
             )
     origin = _origin_note(entry)
     notes = (_line_balance_note(summary) or _support_note(entry, summary),
-             _narrow_note(summary),
+             _narrow_note(summary), _sequence_note(entry, summary),
              origin and f"note: {origin}", _biped_tempo_note(entry, summary))  # fmt: skip
     for note in notes:
         if note and not args.quiet:
@@ -523,6 +523,24 @@ def _narrow_note(summary) -> str | None:
         f"feet; over {NARROW_ASSIST:g} such walkers mostly fall free and get --body assist by "
         "default. Wider-set feet (the homes' Gaitkit x) or a shorter hip_height make it "
         "steadier"
+    )
+
+
+def _sequence_note(entry, summary) -> str | None:
+    """For a free four-beat walk in the diagonal sequence that did not walk: the order its
+    phases give, how the lateral sequence measured, and the edit that gives it (None for
+    every other run)."""
+    if summary.body != "free" or summary.walked:
+        return None
+    if gait_pattern(entry.gait) != "walk (diagonal sequence)":
+        return None
+    return (
+        "note: these phases give a diagonal-sequence walk (left hind, right fore, right hind, "
+        "left fore): a leg whose phase is larger lands earlier, so phases written as landing "
+        "times give this order. On generated narrow four-beat walks (seeds 200-299, free, "
+        "flat, up 5 deg and 1 cm rough) 57 of 144 runs of this order met every gait bound, "
+        "116 of 156 of the lateral sequence (left hind, left fore, right hind, right fore, "
+        "as most mammals walk); swapping the two fore legs' phases gives the lateral order"
     )
 
 

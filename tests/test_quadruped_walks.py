@@ -312,3 +312,30 @@ def test_a_free_narrow_walker_that_falls_is_told_why_and_what_to_change(tmp_path
     assert main(["walk", "narrow", "--catalog", str(path), "--seconds", "1", "-q"]) in (0, 1)
     out = capsys.readouterr().out
     assert "height / half track" in out and "4.5" in out
+
+
+def test_a_free_diagonal_walk_that_did_not_walk_is_told_its_order_and_the_edit():
+    """The note names the order, how each order measured, and that swapping the fore
+    legs' phases gives the lateral one (checked: it does); only for a free run that did
+    not walk, of a diagonal-sequence walk."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from gaitsim.catalog import gait_pattern
+    from gaitsim.cli import _sequence_note
+
+    entry = quadruped_entry(21, "diagonal")
+    failed = SimpleNamespace(body="free", walked=False)
+    note = _sequence_note(entry, failed)
+    assert "diagonal-sequence walk" in note and "57 of 144" in note and "116 of 156" in note
+    assert _sequence_note(entry, SimpleNamespace(body="free", walked=True)) is None
+    assert _sequence_note(entry, SimpleNamespace(body="assist", walked=False)) is None
+    assert _sequence_note(quadruped_entry(21, "lateral"), failed) is None
+    assert _sequence_note(resolve_entry("fox"), failed) is None
+    # the edit the note suggests: the fore legs' phases swapped
+    legs = {leg.name: leg for leg in entry.gait.legs}
+    fl, fr = legs["fore_l"].phase, legs["fore_r"].phase
+    swapped = tuple(dataclasses.replace(leg, phase={"fore_l": fr, "fore_r": fl}.get(
+        leg.name, leg.phase)) for leg in entry.gait.legs)  # fmt: skip
+    assert gait_pattern(dataclasses.replace(entry.gait, legs=swapped)) == (
+        "walk (lateral sequence)")
