@@ -209,8 +209,10 @@ def report(results: list[tuple[str, str, dict]]) -> int:
     names = {r[0] for r in results}
     duty = {name: walker_of(name).gait.duty for name in names}
     loose = {name for name in names if verdict_only(name)}
+    met = []  # per run: whether it meets every bound
     for name, cond, s in results:
         why = misses(name, cond, s, duty[name], verdict=name in loose)
+        met.append(not why)
         if why:
             failed += 1
             print(f"miss: {name} {cond}: {'; '.join(why)}")
@@ -233,7 +235,7 @@ def report(results: list[tuple[str, str, dict]]) -> int:
             td = math.nan if td is None else td
             print(f"{name}: touchdowns per stance {td:.2f}, worst-leg duty error {err:.3f}, "
                   f"slip {own_slip:.1f} mm per stance")  # fmt: skip
-    for line in breakdown(results, duty, loose):
+    for line in breakdown(results, met):
         print(line)
     worst_flat, worst_off = max(flat, default=math.nan), max(off, default=math.nan)
     print(f"{len(results) - failed} of {len(results)} runs meet every bound; worst touchdowns "
@@ -243,32 +245,31 @@ def report(results: list[tuple[str, str, dict]]) -> int:
 
 
 TIPPING_BANDS = (4.0, 6.0)  # height / half track: below 4 (wide regime), 4-6, 6 and over
+BAND_NAMES = ("below 4", "4-6", "6 and over")
 
 
-def breakdown(results, duty: dict, loose: set) -> list[str]:
-    """Runs within every bound by footfall pattern (``catalog.gait_pattern``: a four-beat
-    walk by its sequence) and by standing height over half track (``stance.tipping_ratio``:
-    below 4, 4-6, 6 and over), one line per group that has runs."""
+def breakdown(results, met: list[bool]) -> list[str]:
+    """Runs within every bound (``met``, per run) by footfall pattern
+    (``catalog.gait_pattern``: a four-beat walk by its sequence) and by standing height
+    over half track (``stance.tipping_ratio``, in ``TIPPING_BANDS``), one line per group
+    that has runs."""
     from gaitsim.catalog import gait_pattern
     from gaitsim.geometry import geometry
     from gaitsim.sim.stance import tipping_ratio
 
     lo, hi = TIPPING_BANDS
-    groups: dict[tuple[str, str], list[int]] = {}
-    for name, cond, s in results:
+    group = {}  # per walker: (pattern, band index)
+    for name in {r[0] for r in results}:
         gait = walker_of(name).gait
         ratio = tipping_ratio(geometry(gait))
-        band = f"below {lo:g}" if ratio < lo else (f"{lo:g}-{hi:g}" if ratio < hi
-                                                   else f"{hi:g} and over")  # fmt: skip
-        ok = not misses(name, cond, s, duty[name], verdict=name in loose)
-        tally = groups.setdefault((gait_pattern(gait), band), [0, 0])
-        tally[0] += ok
-        tally[1] += 1
-    order = {f"below {lo:g}": 0, f"{lo:g}-{hi:g}": 1, f"{hi:g} and over": 2}
-    return [f"by pattern and height / half track: {pattern}, {band}: {k} of {n} runs "
-            "meet every bound"
-            for (pattern, band), (k, n) in sorted(groups.items(),
-                                                  key=lambda g: (g[0][0], order[g[0][1]]))]
+        group[name] = (gait_pattern(gait), 0 if ratio < lo else (1 if ratio < hi else 2))
+    tally: dict[tuple[str, int], list[int]] = {}
+    for (name, _, _), ok in zip(results, met, strict=True):
+        counts = tally.setdefault(group[name], [0, 0])
+        counts[0] += ok
+        counts[1] += 1
+    return [f"by pattern and height / half track: {pattern}, {BAND_NAMES[band]}: {k} of {n} "
+            "runs meet every bound" for (pattern, band), (k, n) in sorted(tally.items())]
 
 
 def config_setting(text: str) -> tuple[str, object]:
