@@ -1083,19 +1083,17 @@ def _walk_sequence(gait: Gait) -> str:
     wraps to 0, so a leg whose phase is larger by x lands x of a cycle earlier: the
     phases are not the landing times (a walk written as if they were comes out in the
     other sequence)."""
-    sides = {"L": [], "R": []}
-    for leg in gait.legs:
-        sides.setdefault(leg.side, []).append(leg)
-    if len(sides["L"]) != 2 or len(sides["R"]) != 2:
+    left = [leg for leg in gait.legs if leg.side == "L"]
+    right = [leg for leg in gait.legs if leg.side == "R"]
+    if len(left) != 2 or len(right) != 2:
         return "walk"
-    hind = min(sides["L"], key=lambda leg: leg.home[0])
-    lands = {id(leg): (hind.phase - leg.phase) % 1.0 for leg in gait.legs}  # after `hind`
-    nxt = min((leg for leg in gait.legs if leg is not hind), key=lambda leg: lands[id(leg)])
-    own_fore = max(sides["L"], key=lambda leg: leg.home[0])
-    if nxt is own_fore:
+    hind = min(left, key=lambda leg: leg.home[0])
+    # the next leg down after ``hind``: the one that lands the least share of a cycle later
+    nxt = min((leg for leg in gait.legs if leg is not hind),
+              key=lambda leg: (hind.phase - leg.phase) % 1.0)  # fmt: skip
+    if nxt is max(left, key=lambda leg: leg.home[0]):
         return "walk (lateral sequence)"
-    other_fore = max(sides["R"], key=lambda leg: leg.home[0])
-    return "walk (diagonal sequence)" if nxt is other_fore else "walk"
+    return "walk (diagonal sequence)" if nxt is max(right, key=lambda leg: leg.home[0]) else "walk"
 
 
 def leg_array(gait: Gait, attr: str) -> np.ndarray:
