@@ -81,3 +81,20 @@ def open_controller():
     yield build
     for world in worlds:
         world.close()
+
+
+@pytest.fixture(scope="session")
+def landings():
+    """A function ``(gait, samples=2000)``: each leg's touchdown in its gait cycle (0-1),
+    in leg order, as the foot plan has it (``gait.feet_down``: the cycle sample where the
+    leg goes down). Read from the plan, not from the phases' values: a leg whose phase is
+    larger lands earlier."""
+    import numpy as np
+
+    from gaitsim.gait import feet_down
+
+    def find(gait, samples: int = 2000) -> list[float]:
+        down = feet_down([leg.phase for leg in gait.legs], gait.duty, samples)
+        return ((down & ~np.roll(down, 1, axis=0)).argmax(axis=0) / samples).tolist()
+
+    return find

@@ -5,10 +5,8 @@ them, and (slow) their walk in physics."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from gaitsim.gait import feet_down
 from gaitsim.generate import (
     IRREGULAR_DUTY,
     IRREGULAR_LEGS,
@@ -65,17 +63,15 @@ def test_the_four_beat_walks_order_the_legs_by_their_place(seed):
 
 
 @pytest.mark.parametrize("seed", [10, 12, 17, 20, 28, 37, 61, 82])  # two legs a side
-def test_the_four_beat_walks_land_in_their_named_order(seed):
+def test_the_four_beat_walks_land_in_their_named_order(seed, landings):
     """Where the foot plan puts each foot down (``gait.feet_down``), from the left hind
     foot on: lateral, left fore, right hind, right fore; diagonal, right fore, right
     hind, left fore."""
-    samples = 2000
     for pattern, want in (("lateral", ("LH", "LF", "RH", "RF")),
                           ("diagonal", ("LH", "RF", "RH", "LF"))):  # fmt: skip
         gait = irregular_entry(seed, pattern).gait
         assert [leg.side for leg in gait.legs].count("L") == 2 == len(gait.legs) - 2
-        down = feet_down([leg.phase for leg in gait.legs], gait.duty, samples)
-        lands = (down & ~np.roll(down, 1, axis=0)).argmax(axis=0) / samples
+        lands = landings(gait)
         role = {}
         for side in ("L", "R"):
             ks = sorted((k for k, leg in enumerate(gait.legs) if leg.side == side),

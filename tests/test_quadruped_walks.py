@@ -9,14 +9,12 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gaitsim.catalog import parse_catalog
 from gaitsim.feet import soles
-from gaitsim.gait import feet_down
 from gaitsim.generate import (
     QUADRUPED_DUTY,
     QUADRUPED_LAG,
@@ -55,29 +53,25 @@ def test_the_quadruped_generator_is_seeded_and_spans_its_draws():
     assert random_walker(3) == random_walker(3)  # the paired generator is untouched
 
 
-def _landings(gait, samples: int = 2000) -> dict[str, float]:
-    """Each leg's touchdown in its gait cycle (0-1) as the foot plan has it
-    (``gait.feet_down``: the cycle sample where the leg goes down), from the phases."""
-    down = feet_down([leg.phase for leg in gait.legs], gait.duty, samples)
-    before = np.roll(down, 1, axis=0)
-    return {leg.name: float(np.flatnonzero(down[:, k] & ~before[:, k])[0]) / samples
-            for k, leg in enumerate(gait.legs)}  # fmt: skip
+def _landings(landings, gait) -> dict[str, float]:
+    """Each leg's touchdown in its cycle, by leg name (the ``landings`` fixture)."""
+    return dict(zip((leg.name for leg in gait.legs), landings(gait), strict=True))
 
 
 @pytest.mark.parametrize("seed", range(16))
-def test_each_walk_lands_its_feet_one_at_a_time_in_its_order(seed):
+def test_each_walk_lands_its_feet_one_at_a_time_in_its_order(seed, landings):
     """Read from where the plan puts each foot down (not from the phases' values: a leg
     whose phase is larger lands earlier, and until stop 44 the two orders' names were
     swapped): lateral, left hind -> left fore -> right hind -> right fore; diagonal, left
     hind -> right fore -> right hind -> left fore; each next foot 0.2-0.3 of a cycle
     later, the sides half a cycle apart."""
     drawn = quadruped_entry(seed)
-    assert _landings(drawn.gait) in (
-        _landings(quadruped_entry(seed, p).gait) for p in QUADRUPED_PATTERNS)
+    assert _landings(landings, drawn.gait) in (
+        _landings(landings, quadruped_entry(seed, p).gait) for p in QUADRUPED_PATTERNS)
     orders = {"lateral": ("hind_l", "fore_l", "hind_r", "fore_r"),
               "diagonal": ("hind_l", "fore_r", "hind_r", "fore_l")}
     for pattern in QUADRUPED_PATTERNS:
-        td = _landings(quadruped_entry(seed, pattern).gait)
+        td = _landings(landings, quadruped_entry(seed, pattern).gait)
         start = td["hind_l"]
         rel = {k: (v - start) % 1.0 for k, v in td.items()}
         assert tuple(sorted(rel, key=rel.get)) == orders[pattern], (pattern, rel)
@@ -90,13 +84,13 @@ def test_each_walk_lands_its_feet_one_at_a_time_in_its_order(seed):
         quadruped_walker(0, "gallop")
 
 
-def test_the_fox_walks_the_lateral_sequence():
+def test_the_fox_walks_the_lateral_sequence(landings):
     """The built-in fox: left hind, left fore, right hind, right fore (the README's table
     says lateral sequence; the generator's ``lateral`` is the same order)."""
     legs = {leg.name: leg for leg in resolve_entry("fox").gait.legs}
     names = {("L", False): "hind_l", ("L", True): "fore_l", ("R", False): "hind_r",
              ("R", True): "fore_r"}  # fmt: skip
-    td = _landings(resolve_entry("fox").gait)
+    td = _landings(landings, resolve_entry("fox").gait)
     by_role = {names[leg.side, leg.home[0] > 0]: td[n] for n, leg in legs.items()}
     rel = {k: (v - by_role["hind_l"]) % 1.0 for k, v in by_role.items()}
     assert tuple(sorted(rel, key=rel.get)) == ("hind_l", "fore_l", "hind_r", "fore_r")
