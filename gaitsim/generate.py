@@ -312,7 +312,8 @@ QUADRUPED_PATTERNS = ("diagonal", "lateral")
 QUADRUPED_TRACK = (0.08, 0.3)  # each foot's distance from the midline, in leg lengths
 QUADRUPED_SPACING = (0.7, 1.6)  # fore to hind feet, in leg lengths
 QUADRUPED_DUTY = (0.55, 0.8)
-QUADRUPED_LAG = (0.2, 0.3)  # a fore foot's lag behind the hind foot before it, in cycles
+QUADRUPED_LAG = (0.2, 0.3)  # a fore foot's landing lag behind the hind foot before it, in
+# cycles (drawn as ``lag`` and landing 0.5 - lag after it: the same range, see below)
 QUADRUPED_KNEES = ("forward_back", "forward", "back")  # fore and hind knees
 
 
@@ -337,8 +338,7 @@ def quadruped_walker(seed: int, pattern: str | None = None) -> dict:
     a cycle in either order: for 1 - ψ - duty of a cycle each time in a lateral walk,
     0.5 + ψ - duty in a diagonal one (ψ: that landing lag). ``random_walker``'s four-legged
     walkers all trot (its back-to-front wave over two pairs is a trot), so this family
-    fills a gap of its. Drawn from its own generator;
-    the name is ``quadruped_<seed>``."""
+    fills a gap of its. Drawn from its own generator; the name is ``quadruped_<seed>``."""
     if pattern is not None and pattern not in QUADRUPED_PATTERNS:
         raise ValueError(
             f"pattern must be one of {', '.join(QUADRUPED_PATTERNS)}, got {pattern!r}")
