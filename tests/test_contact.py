@@ -245,12 +245,16 @@ def test_which_walkers_follow_their_footholds(built_controller):
     generated seed 54's (0.416 s of a 1.152 s cycle on each diagonal at 0.268 m: G =
     e^2.66 = 14.3; after 0.160 s on four feet, pulled at its stance gain 0.03 x 240 Hz:
     R = 1 - e^(-1.152) = 0.684; 1 - 1 / (R G) = 0.898; at the stiffer 0.05: R = 1 -
-    e^(-1.92) = 0.853, 0.918). The fox's walk, the six- and eight-legged walkers and the
-    bipeds on soles keep the old tracking exactly (0)."""
+    e^(-1.92) = 0.853, 0.918). The fox's walk and the six- and eight-legged walkers keep
+    the old tracking exactly (0); free bipeds on soles keep ``stance.SOLE_FOLLOW`` (stop
+    45), assisted ones 0."""
     from gaitsim.generate import random_entry
+    from gaitsim.sim.stance import SOLE_FOLLOW
 
-    for name in ("fox", "horn_beetle", "spider_bot", "mechanic", "raptor"):
+    for name in ("fox", "horn_beetle", "spider_bot"):
         assert _follow(name) == 0.0, name
+    for name in ("mechanic", "raptor"):
+        assert _follow(name) == SOLE_FOLLOW and _follow(name, body="assist") == 0.0, name
     assert 0.25 < _follow("hound") < 0.3 < 0.5 < _follow("hound", kp=0.05) < 0.6
     assert _follow(random_entry(54)) == pytest.approx(0.898, abs=2e-3)
     assert _follow(random_entry(54), kp=0.05) == pytest.approx(0.918, abs=2e-3)

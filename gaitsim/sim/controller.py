@@ -148,7 +148,7 @@ class ControlConfig:
     foothold_follow: float | None = None  # share of the stance feet's placement offset the
     # body is tracked to (x, y: the reference moved with the feet); None: derived from how
     # long the gait stands on a line of point feet and how far the legs pull the body back
-    # before it (``stance.foothold_follow``), 0 on soles
+    # before it (``stance.foothold_follow``); on soles ``stance.SOLE_FOLLOW`` (free body)
     sole_track_gain: float = 0.5  # ... for walkers on soles (replaces track_gain): a sole's
     # ankle cannot push the body back onto its reference at once without rolling the sole
     # onto its heel, so foot placement closes the rest over the following steps
@@ -366,11 +366,11 @@ class GaitController:
     def _follow_share(self, walker: Walker) -> float:
         """``ControlConfig.foothold_follow``, or the gait's own (``stance.foothold_follow``
         over its longest stand on point feet that cannot hold the body, ``stance.weak_support``;
-        0 on soles, whose support is an area)."""
+        on soles ``stance.SOLE_FOLLOW`` for a free body, 0 for one the assist holds)."""
         if self.config.foothold_follow is not None:
             return float(self.config.foothold_follow)
         if walker.soles is not None:
-            return 0.0
+            return load.SOLE_FOLLOW if self.config.body == "free" else 0.0
         gait, cfg = self.gait, self.config
         period = self._cycle / self.speed
         line, before = load.line_support([leg.phase for leg in gait.legs], gait.duty, period,

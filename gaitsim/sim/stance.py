@@ -317,6 +317,26 @@ def foothold_follow(line: float, before: float, height: float, pull_time: float)
     return max(0.0, 1.0 - 1.0 / (growth * pulled)) if pulled > 0.0 else 0.0
 
 
+# Free walkers on soles: the share of their swing feet's placement offset (capture-point
+# placement after the body strays from its reference) that the stance legs keep the body
+# to. At 0 (as before stop 45) the stance legs pulled the whole offset back: a biped that
+# lags its reference lands its feet behind the plan, under its capture point, and its
+# stance legs then push it toward a reference ever further ahead; its ankle, capped to keep
+# the centre of pressure on the sole, cannot give that push, so the leg and body tip back
+# over the planted sole (the free raptor: 15-30 deg nose up within 2 s, then a fall). At 1
+# the reference follows the feet in full and the placement feeds itself: the feet land
+# behind, the reference moves back, and the body walks backward (the raptor: speed ratio
+# -0.1). Measured free, 10 s flat (``experiments/biped_free.py``), shares 0 / 0.3 / 0.5 /
+# 0.7 / 1: the first 24 generated bipeds at a cycle of 0.6 pendulum periods walk 17 / 24 /
+# 26 / 32 / 2 of 48 runs (at their own tempo 0 / 0 / 2 / 4 / 0); the free mechanic, six
+# starts each on 5 deg slopes, 1 cm rough ground, 0.3 m/s pushes either way and a 1.5 m
+# arc, 29 / - / 33 / 30 of 36 (0.7 lost three of six descents). Held out (generated bipeds
+# 24-71): 28 against 42 of 96 runs at tempo 0.6, 0 against 4 at their own. A body the
+# assist holds keeps 0: it does not tip over its soles, and with the share a 6.7 g
+# generated runner (seed 450) under the assist went down onto its knees.
+SOLE_FOLLOW = 0.5
+
+
 def line_drift_growth(entry) -> float:
     """How many-fold a drift of the body across its support grows over the gait's longest
     stand on the same point feet that cannot hold it (fewer than three, or three or more
