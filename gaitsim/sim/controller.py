@@ -366,7 +366,8 @@ class GaitController:
     def _follow_share(self, walker: Walker) -> float:
         """``ControlConfig.foothold_follow``, or the gait's own (``stance.foothold_follow``
         over its longest stand on point feet that cannot hold the body, ``stance.weak_support``;
-        on soles ``stance.SOLE_FOLLOW`` for a free body, 0 for one the assist holds)."""
+        on soles ``stance.SOLE_FOLLOW`` for a free body, 0 for a held one: the assist or
+        the kinematic base)."""
         if self.config.foothold_follow is not None:
             return float(self.config.foothold_follow)
         if walker.soles is not None:

@@ -331,9 +331,9 @@ def foothold_follow(line: float, before: float, height: float, pull_time: float)
 # 26 / 32 / 2 of 48 runs (at their own tempo 0 / 0 / 2 / 4 / 0); the free mechanic, six
 # starts each on 5 deg slopes, 1 cm rough ground, 0.3 m/s pushes either way and a 1.5 m
 # arc, 29 / - / 33 / 30 of 36 (0.7 lost three of six descents). Held out (generated bipeds
-# 24-71): 28 against 42 of 96 runs at tempo 0.6, 0 against 4 at their own. A body the
-# assist holds keeps 0: it does not tip over its soles, and with the share a 6.7 g
-# generated runner (seed 450) under the assist went down onto its knees.
+# 24-71): 28 against 42 of 96 runs at tempo 0.6, 0 against 4 at their own. A held body
+# (the assist, the kinematic base) keeps 0: it does not tip over its soles, and with the
+# share a 6.7 g generated runner (seed 450) under the assist went down onto its knees.
 SOLE_FOLLOW = 0.5
 
 
