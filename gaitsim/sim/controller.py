@@ -129,6 +129,10 @@ class ControlConfig:
     force_scale: float = 1.0  # the URDF effort limits' multiplier
     plant_lock: str = "measured"  # touchdown holds the foot where it is ("planned": as planned)
     capture_gain: float = 1.0  # swing feet land this share of the capture point's error
+    speed_gain: float | None = None  # ... and this many capture times (1 / omega) of the
+    # body's speed error along the path's heading further ahead (a speed above the
+    # reference's lands the feet ahead, which brakes it); None: ``stance.SOLE_SPEED_GAIN``
+    # for a free body on soles, else 0 (``_speed_gain``)
     step_width: float = 0.5  # soles: a swing foot lands at least this share of the nominal
     # step width (and at least the soles' width) beside the stance foot, never under it
     preload: float | None = None  # stance feet aim this share of a foot radius (a sole's
@@ -210,6 +214,9 @@ class ControlConfig:
                 raise ValueError(f"{name} must be a positive number, got {v!r}")
         if self.preload is not None and not (math.isfinite(self.preload) and self.preload >= 0):
             raise ValueError(f"preload must be a number >= 0 or None, got {self.preload!r}")
+        g = self.speed_gain
+        if g is not None and not (isinstance(g, (int, float)) and math.isfinite(g) and g >= 0):
+            raise ValueError(f"speed_gain must be a number >= 0 or None, got {g!r}")
         f = self.foothold_follow
         if f is not None and not (math.isfinite(f) and 0 <= f <= 1):
             raise ValueError(f"foothold_follow is a share in [0, 1] or None, got {f!r}")
@@ -308,6 +315,7 @@ class GaitController:
         self._fall_time = fall_time(self.geo)  # 1 / omega, seconds
         self._side_balance(cfg, walker.soles is None)
         self._follow = self._follow_share(walker)
+        self._speed_k = self._speed_gain(walker)
         self._weight = robot.mass * load.GRAVITY
         swing_time = (1.0 - self.gait.duty) * self._cycle / self.speed
         # a late foot reaches on down at reach_speed times the swing's mean descent speed
@@ -381,6 +389,14 @@ class GaitController:
         rate = PHYSICS_HZ * self._kp * cfg.track_gain
         return load.foothold_follow(line, before, self._stand_h,
                                     1.0 / rate if rate > 0.0 else math.inf)  # fmt: skip
+
+    def _speed_gain(self, walker: Walker) -> float:
+        """``ControlConfig.speed_gain``, or by default ``stance.SOLE_SPEED_GAIN`` for a free
+        body on soles and 0 otherwise (a held body's speed is the assist's or the base's)."""
+        if self.config.speed_gain is not None:
+            return float(self.config.speed_gain)
+        free = walker.soles is not None and self.config.body == "free"
+        return load.SOLE_SPEED_GAIN if free else 0.0
 
     # ------------------------------------------------------------------ set-up
     def _preload_depth(self, preload: float | None, soles: bool) -> float:
@@ -995,15 +1011,22 @@ class GaitController:
         """Capture-point foot placement: swing feet land ``capture_gain`` times the offset
         of the body's capture point (position + velocity / omega, omega = sqrt(g / h): where
         it would have to step to stop) from the reference body's, so a body that drifts or
-        sways off its plan steps under itself."""
-        k = self.config.capture_gain
-        if k == 0.0:
+        sways off its plan steps under itself; and a further ``speed_gain`` / omega times
+        the speed error along the path's heading (``_speed_gain``), which damps the body's
+        surge about its reference."""
+        k, kv = self.config.capture_gain, self._speed_k
+        if k == 0.0 and kv == 0.0:
             return 0.0, 0.0
         pos, pos2 = ref[0], ref2[0]
         lv, mp = sensed.linear_velocity, sensed.position
-        tc = self._fall_time
-        return (k * (mp[0] - pos[0] + tc * (lv[0] - (pos2[0] - pos[0]) / self.dt)),
-                k * (mp[1] - pos[1] + tc * (lv[1] - (pos2[1] - pos[1]) / self.dt)))  # fmt: skip
+        tc, dt = self._fall_time, self.dt
+        ex, ey = lv[0] - (pos2[0] - pos[0]) / dt, lv[1] - (pos2[1] - pos[1]) / dt
+        cx, cy = k * (mp[0] - pos[0] + tc * ex), k * (mp[1] - pos[1] + tc * ey)
+        if kv != 0.0:  # along the heading only: sideways the capture point is the rule
+            c, s = math.cos(ref[2]), math.sin(ref[2])
+            along = kv * tc * (c * ex + s * ey)
+            cx, cy = cx + along * c, cy + along * s
+        return cx, cy
 
     def _keep_width(self, corr, heading: float) -> tuple[float, float]:
         """The placement ``corr`` moved sideways (across ``heading``) so that no swing foot
