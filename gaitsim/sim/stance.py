@@ -343,12 +343,11 @@ SOLE_FOLLOW = 0.5
 # raptor's speed surged about its reference's, 0.2-0.35 m/s for 2.5 s (0.5 m behind), then
 # 0.7-0.9 m/s, overshooting, until it fell (5.8 s); the free mechanic on MuJoCo surged the
 # same way (+-0.6 m by 9 s). Measured free, 10 s, from start seeds 0-5, gains 0 / 0.15 /
-# 0.3 / 0.45: the raptor on flat ground, 5 deg slopes, 1
-# cm rough ground, the 1.5 m arc and 0.2 m/s pushes either way walks 6 / 20 / 24 / 20 of 42
-# runs; at 0.3 the free mechanic 42 of 42 on the same conditions with 0.3 m/s pushes (39 at
-# 0), on MuJoCo 6 of 6 flat (5, at 1.07-1.12 of its speed: now 0.99-1.01); generated bipeds
-# (72, two starts each) 8 of 144 at their own tempo (6) and 76 at 0.6 pendulum periods
-# (68). At -0.3 the raptor walks backward; at 1 every start falls within 5.2 s. Uphill it
+# 0.3 / 0.45: the raptor on flat ground, 5 deg slopes, 1 cm rough ground, the 1.5 m arc
+# and 0.2 m/s pushes either way walks 6 / 20 / 24 / 20 of 42 runs; at 0.3 the free
+# mechanic 42 of 42 on the same conditions with 0.3 m/s pushes (39 at 0), on MuJoCo 6 of 6
+# flat (5, at 1.07-1.12 of its speed: now 0.99-1.01); generated bipeds (72, two starts
+# each) 8 of 144 at their own tempo (6) and 76 at 0.6 pendulum periods (68). At -0.3 the raptor walks backward; at 1 every start falls within 5.2 s. Uphill it
 # still falls from every start (1.4-2.3 s, at 0.56-0.78 of its speed).
 SOLE_SPEED_GAIN = 0.3
 
