@@ -347,8 +347,9 @@ SOLE_FOLLOW = 0.5
 # and 0.2 m/s pushes either way walks 6 / 20 / 24 / 20 of 42 runs; at 0.3 the free
 # mechanic 42 of 42 on the same conditions with 0.3 m/s pushes (39 at 0), on MuJoCo 6 of 6
 # flat (5, at 1.07-1.12 of its speed: now 0.99-1.01); generated bipeds (72, two starts
-# each) 8 of 144 at their own tempo (6) and 76 at 0.6 pendulum periods (68). At -0.3 the raptor walks backward; at 1 every start falls within 5.2 s. Uphill it
-# still falls from every start (1.4-2.3 s, at 0.56-0.78 of its speed).
+# each) 8 of 144 at their own tempo (6) and 76 at 0.6 pendulum periods (68). At -0.3 the
+# raptor walks backward; at 1 every start falls within 5.2 s. Uphill it still falls from
+# every start (1.4-2.3 s, at 0.56-0.78 of its speed).
 SOLE_SPEED_GAIN = 0.3
 
 
