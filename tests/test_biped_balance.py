@@ -358,3 +358,22 @@ def test_a_biped_falls_free_at_a_slow_tempo_and_walks_at_a_brisk_one():
         kw = {} if seed is None else {"seed": seed}
         s = simulate(brisk, seconds=10.0, config=FREE, **kw).summary
         assert s["verdict"] == "walked", s["verdict_reason"]
+
+
+@pytest.mark.slow
+def test_a_user_written_biped_walks_free_on_flat_ground():
+    """The wader of ``experiments/awkward_walkers.json`` (a user's biped on forward knees,
+    duty 0.62, its feet derived) walks 10 s of flat ground free from the default start,
+    on speed; without the speed gain it falls (measured from three starts, the default and
+    seeds 1-2: 3 walk at 0.88-0.93 of its speed, 1 without the gain)."""
+    from pathlib import Path
+
+    from gaitsim.catalog import load_catalog
+
+    wader = load_catalog(Path(__file__).resolve().parents[1] / "experiments"
+                         / "awkward_walkers.json")["wader"]  # fmt: skip
+    s = simulate(wader, seconds=10.0, config=FREE).summary
+    assert s["verdict"] == "walked", s["verdict_reason"]
+    assert 0.85 <= s["speed_ratio"] <= 1.15
+    plain = dataclasses.replace(FREE, speed_gain=0.0)
+    assert simulate(wader, seconds=10.0, config=plain).summary["fell"]
