@@ -111,7 +111,7 @@ def test_the_speed_gain_by_default_and_its_bounds(built_controller):
     assert built_controller("fox", "_speed_k") == 0.0
     assert built_controller("raptor", "_speed_k", speed_gain=0.0) == 0.0
     assert built_controller("fox", "_speed_k", speed_gain=0.2) == 0.2
-    for bad in (-0.1, math.inf, math.nan):
+    for bad in (-0.1, math.inf, math.nan, True, "0.3"):
         with pytest.raises(ValueError, match="speed_gain"):
             ControlConfig(speed_gain=bad)
 

@@ -215,7 +215,8 @@ class ControlConfig:
         if self.preload is not None and not (math.isfinite(self.preload) and self.preload >= 0):
             raise ValueError(f"preload must be a number >= 0 or None, got {self.preload!r}")
         g = self.speed_gain
-        if g is not None and not (isinstance(g, (int, float)) and math.isfinite(g) and g >= 0):
+        if g is not None and (isinstance(g, bool) or not (isinstance(g, (int, float))
+                                                          and math.isfinite(g) and g >= 0)):
             raise ValueError(f"speed_gain must be a number >= 0 or None, got {g!r}")
         f = self.foothold_follow
         if f is not None and not (math.isfinite(f) and 0 <= f <= 1):
