@@ -380,7 +380,7 @@ class GaitController:
         if self.config.foothold_follow is not None:
             return float(self.config.foothold_follow)
         if walker.soles is not None:
-            return load.SOLE_FOLLOW if self.config.body == "free" else 0.0
+            return load.SOLE_FOLLOW if self._free_on_soles(walker) else 0.0
         gait, cfg = self.gait, self.config
         period = self._cycle / self.speed
         line, before = load.line_support([leg.phase for leg in gait.legs], gait.duty, period,
@@ -396,8 +396,12 @@ class GaitController:
         body on soles and 0 otherwise (a held body's speed is the assist's or the base's)."""
         if self.config.speed_gain is not None:
             return float(self.config.speed_gain)
-        free = walker.soles is not None and self.config.body == "free"
-        return load.SOLE_SPEED_GAIN if free else 0.0
+        return load.SOLE_SPEED_GAIN if self._free_on_soles(walker) else 0.0
+
+    def _free_on_soles(self, walker: Walker) -> bool:
+        """Whether ``walker`` stands on soles with a free body: the case the soles' own
+        defaults (``stance.SOLE_FOLLOW``, ``stance.SOLE_SPEED_GAIN``) are for."""
+        return walker.soles is not None and self.config.body == "free"
 
     # ------------------------------------------------------------------ set-up
     def _preload_depth(self, preload: float | None, soles: bool) -> float:
