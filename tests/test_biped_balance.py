@@ -203,19 +203,6 @@ def test_the_mechanic_walks_free_for_20_s(seed):
     assert 0.85 <= s["speed_ratio"] <= 1.15
 
 
-def test_on_soles_the_stance_legs_keep_a_share_of_the_placement_offset(built_controller):
-    """``stance.SOLE_FOLLOW`` is what a free walker on soles gets unless its config says
-    otherwise, and none under the assist; point-footed walkers keep their own (the fox:
-    none, it never stands on a line of two feet)."""
-    from gaitsim.sim.stance import SOLE_FOLLOW
-
-    assert 0.0 < SOLE_FOLLOW < 1.0
-    assert built_controller("mechanic", "_follow", body="free") == SOLE_FOLLOW
-    assert built_controller("mechanic", "_follow", body="assist") == 0.0
-    assert built_controller("raptor", "_follow", body="free", foothold_follow=0.0) == 0.0
-    assert built_controller("fox", "_follow") == 0.0
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [None, 3])
 def test_the_free_raptor_walks_20_s_of_flat_ground(seed):

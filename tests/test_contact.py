@@ -290,6 +290,8 @@ def test_which_walkers_follow_their_footholds(built_controller):
         assert _follow(name) == 0.0, name
     for name in ("mechanic", "raptor"):
         assert _follow(name) == SOLE_FOLLOW and _follow(name, body="assist") == 0.0, name
+    assert 0.0 < SOLE_FOLLOW < 1.0
+    assert _follow("raptor", foothold_follow=0.0) == 0.0  # on soles too the config's wins
     assert 0.25 < _follow("hound") < 0.3 < 0.5 < _follow("hound", kp=0.05) < 0.6
     assert _follow(random_entry(54)) == pytest.approx(0.898, abs=2e-3)
     assert _follow(random_entry(54), kp=0.05) == pytest.approx(0.918, abs=2e-3)
