@@ -25,6 +25,8 @@ from gaitsim.sim.metrics import (
     Recorder,
     contact_fidelity,
     roll_pitch_deg,
+    sole_figures,
+    stance_contact_bounds,
     stance_onsets,
     stance_slips,
     summarize,
@@ -938,3 +940,87 @@ def test_the_running_tally_agrees_with_the_batch_figures():
     assert running["duty_by_leg"] == pytest.approx(batch["duty_by_leg"])
     assert running["touchdowns_per_stance"] == pytest.approx(batch["touchdowns_per_stance"])
     assert running["contact_timing_error"] == pytest.approx(batch["contact_timing_error"])
+
+
+# ---------------------------------------------------------------------------------------
+# a stance's first touchdown and final lift-off (the soles' pitch figures)
+
+
+def _runs(n, *runs):
+    """A (n,) bool array True on each inclusive (a, b) of ``runs``."""
+    x = np.zeros(n, bool)
+    for a, b in runs:
+        x[a : b + 1] = True
+    return x
+
+
+def test_an_early_landing_and_a_trailing_toes_touch_belong_to_their_stances():
+    """Planned stances 2-5 and 10-13. Contact 2-4 (the sole leaves early), a toe's touch
+    at 6 (just after the planned lift-off: the first stance's end), a landing at 9 (one
+    sample early: the second stance's start) that lasts to 13."""
+    planned = _runs(16, (2, 5), (10, 13))
+    contact = _runs(16, (2, 4), (6, 6), (9, 13))
+    first, last = stance_contact_bounds(contact, planned)
+    assert first.tolist() == [2, 9]
+    assert last.tolist() == [6, 13]
+
+
+def test_an_episode_as_far_from_two_stances_goes_to_the_earlier():
+    planned = _runs(20, (2, 5), (12, 15))
+    contact = _runs(20, (2, 5), (8, 9), (12, 15))  # 8-9: three samples from each
+    first, last = stance_contact_bounds(contact, planned)
+    assert first.tolist() == [2, 12]
+    assert last.tolist() == [9, 15]
+
+
+def test_the_records_edges_are_not_touchdowns_or_lift_offs():
+    planned = _runs(10, (0, 3), (7, 9))
+    contact = _runs(10, (0, 3), (6, 9))
+    first, last = stance_contact_bounds(contact, planned)
+    assert first.tolist() == [-1, 6]  # standing at the start: no touchdown
+    assert last.tolist() == [3, -1]  # still down at the end: no lift-off
+
+
+def test_without_a_planned_stance_each_episode_is_its_own_stance():
+    contact = _runs(12, (1, 2), (5, 8))
+    first, last = stance_contact_bounds(contact, np.zeros(12, bool))
+    assert first.tolist() == [1, 5] and last.tolist() == [2, 8]
+    none = stance_contact_bounds(np.zeros(12, bool), _runs(12, (1, 4)))
+    assert none[0].size == 0 and none[1].size == 0
+
+
+@given(st.lists(st.tuples(st.integers(1, 6), st.integers(1, 6)), min_size=1, max_size=8))
+def test_contact_as_planned_gives_the_planned_stances_bounds(gaps_and_lengths):
+    """Contact exactly as planned: one stance per planned run, bounded by it."""
+    runs, t = [], 0
+    for gap, length in gaps_and_lengths:
+        runs.append((t + gap, t + gap + length - 1))
+        t += gap + length
+    n = t + 1
+    planned = _runs(n, *runs)
+    first, last = stance_contact_bounds(planned, planned)
+    assert first.tolist() == [a for a, _ in runs]
+    assert last.tolist() == [b for _, b in runs]
+
+
+def test_the_soles_pitch_figures_take_each_stances_first_touchdown_and_last_lift_off():
+    """One sole, level ground: it lands at -10 deg (toe up) and stays flat, leaves the
+    ground early flat, touches again at +15 deg just after its planned lift-off: the
+    stance's touchdown is -10 deg and its lift-off +15, not the means over the three
+    contact edges (-10 and +15 at touchdown, 0 and +15 at lift-off)."""
+    n = 14
+    planned = _runs(n, (3, 8))[:, None]
+    contact = _runs(n, (3, 6), (9, 9))[:, None]
+    pitch = np.zeros(n)
+    pitch[3] = -10.0
+    pitch[9] = 15.0
+    quat = Rotation.from_euler("y", pitch[:, None], degrees=True).as_quat()[:, None, :]
+    rec = {"contacts": contact, "planned_stance": planned, "foot_quat": quat,
+           "feet": np.zeros((n, 1, 3))}  # fmt: skip
+
+    class _Sole:
+        heel, toe, width = 0.05, 0.15, 0.08
+
+    got = sole_figures(rec, slice(0, n), [_Sole()])
+    assert got["sole_pitch_deg_at_touchdown"] == pytest.approx(-10.0)
+    assert got["sole_pitch_deg_at_liftoff"] == pytest.approx(15.0)

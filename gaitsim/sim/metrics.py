@@ -535,9 +535,41 @@ def _episodes(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             np.flatnonzero(np.diff(np.r_[c, 0]) == -1))  # fmt: skip
 
 
+def stance_contact_bounds(contact, planned) -> tuple[np.ndarray, np.ndarray]:
+    """One leg's stances as contact made them: for each planned stance that some contact
+    belongs to, the sample of its first touchdown and of its final lift-off.
+
+    Each contact episode (a run of True in ``contact``, (T,)) belongs to the planned
+    stance (a run of True in ``planned``) nearest to it in time, overlapping counting as
+    nearest and ties going to the earlier stance: an early landing belongs to the stance
+    it begins, a trailing toe's touch just after its planned lift-off to the stance it
+    ends. A touchdown at the record's first sample (the walker standing at the start) and
+    a lift-off at its last are not events: they come back as -1. With no planned stance
+    in the record every episode is its own stance."""
+    c_on, c_off = _episodes(np.asarray(contact, bool))
+    if not len(c_on):
+        return np.zeros(0, int), np.zeros(0, int)
+    p_on, p_off = _episodes(np.asarray(planned, bool))
+    if len(p_on):
+        before = p_on[None, :] - c_off[:, None]  # the episode ends this long before a stance
+        after = c_on[:, None] - p_off[None, :]  # ... or begins this long after one
+        gap = np.maximum(0, np.maximum(before, after))
+        owner = np.argmin(gap, axis=1)  # the first of equal gaps: the earlier stance
+    else:
+        owner = np.arange(len(c_on))
+    keys = np.unique(owner)
+    first = np.array([c_on[owner == k].min() for k in keys])
+    last = np.array([c_off[owner == k].max() for k in keys])
+    first[first == 0] = -1
+    last[last == len(contact) - 1] = -1
+    return first, last
+
+
 def sole_figures(rec: dict, ok: slice, soles, normals=None) -> dict:
-    """What the soles did: their mean pitch (deg, negative toe up) at touchdown and at
-    lift-off over every contact episode, the measured share of each stance phase
+    """What the soles did: their mean pitch (deg, negative toe up) over stances at each
+    stance's first touchdown and at its final lift-off (``stance_contact_bounds``: a
+    bounce or a toe's brief second touch within a stance is counted by
+    ``touchdowns_per_stance``, not averaged in here), the measured share of each stance phase
     (``gait.STANCE_PHASES``) over the record, from the part of the sole on the ground
     (toe up: its heel, ``contact``; flat within SOLE_FLAT_DEG: ``loading`` while the
     centre of pressure is behind the ankle, ``mid-stance`` once ahead; heel up: its toe,
@@ -546,12 +578,13 @@ def sole_figures(rec: dict, ok: slice, soles, normals=None) -> dict:
     from ..gait import STANCE_PHASES
 
     contacts = rec["contacts"][ok].astype(bool)
+    planned = rec["planned_stance"][ok].astype(bool)
     g, pitch = sole_on_ground(rec["foot_quat"][ok], None if normals is None else normals[ok])
     at_td, at_lo = [], []
     for leg in range(contacts.shape[1]):
-        starts, ends = _episodes(contacts[:, leg])
-        at_td += list(pitch[starts, leg])
-        at_lo += list(pitch[ends, leg])
+        first, last = stance_contact_bounds(contacts[:, leg], planned[:, leg])
+        at_td += list(pitch[first[first >= 0], leg])
+        at_lo += list(pitch[last[last >= 0], leg])
     flat = np.radians(SOLE_FLAT_DEG)
     cop = rec.get("foot_cops")
     ahead = np.zeros(contacts.shape, bool)
