@@ -2,7 +2,10 @@
 conditions of the bipeds issue, and the largest sideways push each survives.
 
 Run: python experiments/biped_free.py [--workers 2] [--walkers mechanic,raptor]
-[--json FILE] [--feet derived|set_back|no_hip_yaw] [--generated N] [--starts N]
+[--catalog FILE] [--json FILE] [--feet derived|set_back|no_hip_yaw] [--generated N]
+[--starts N]
+``--catalog FILE`` runs the two-legged walkers of a catalog of your own instead of the
+built-in ones (``--walkers`` then names walkers of that file; default: all its bipeds).
 ``--feet no_hip_yaw`` runs each biped without the hip yaw joints its legs get by default
 (``"hip_yaw": false``). ``--starts N`` runs each walker's conditions from N start points
 (the default one, then episode seeds 1..N-1; rough ground: grounds 0..N-1; flat ground
@@ -106,13 +109,20 @@ def at_tempo(entry, tempo: float):
     return dataclasses.replace(entry, gait=dataclasses.replace(g, clip_speed=speed))
 
 
-def entry_of(walker: str, feet: str, tempo: float | None = None):
-    """A built-in walker (or ``seedN``, a generated one) with its feet as ``feet`` says,
-    at ``tempo`` pendulum periods a cycle (None: its own)."""
+def entry_of(walker: str, feet: str, tempo: float | None = None, catalog: str | None = None):
+    """A built-in walker (or ``seedN``, a generated one; or with ``catalog``, a walker of
+    that catalog file) with its feet as ``feet`` says, at ``tempo`` pendulum periods a
+    cycle (None: its own)."""
+    from gaitsim.catalog import load_catalog
     from gaitsim.generate import random_entry
     from gaitsim.walker import resolve_entry
 
-    entry = random_entry(int(walker[4:])) if walker.startswith("seed") else resolve_entry(walker)
+    if catalog is not None:
+        entry = load_catalog(catalog)[walker]
+    elif walker.startswith("seed"):
+        entry = random_entry(int(walker[4:]))
+    else:
+        entry = resolve_entry(walker)
     if tempo is not None:
         entry = at_tempo(entry, tempo)
     if feet == "no_hip_yaw":
@@ -126,13 +136,13 @@ def run_cell(cell):
     from gaitsim.sim.run import simulate
     from gaitsim.terrain import Rough, Slope
 
-    walker, name, seconds, kw, feet, tempo = cell
+    walker, name, seconds, kw, feet, tempo, *catalog = cell
     kw = dict(kw)
     if "slope_deg" in kw:
         kw["terrain"] = Slope(math.radians(kw.pop("slope_deg")))
     if "roughness" in kw:
         kw["terrain"] = Rough(amplitude=kw.pop("roughness"), seed=kw.pop("ground", 0))
-    entry = entry_of(walker, feet, tempo)
+    entry = entry_of(walker, feet, tempo, *catalog)
     s = simulate(entry, seconds=seconds, config=ControlConfig(body="free"), **kw).summary
     keep = ("verdict", "verdict_reason", "speed_ratio", "slip_mm_per_stance",
             "touchdowns_per_stance", "sole_pitch_deg_at_touchdown",
@@ -195,6 +205,34 @@ def generated_cells(n: int, feet: str, tempo: float | None = None):
     return [(f"seed{k}", c, 10.0, kw, feet, tempo) for k in seeds for c, kw in starts]
 
 
+def catalog_bipeds(path: str, names: str | None) -> tuple[str, ...]:
+    """The walkers ``names`` (comma-separated; None: every two-legged one) of the catalog
+    file ``path``, checked: a ValueError says what is wrong and how to fix it."""
+    from gaitsim.catalog import GaitsimError, load_catalog
+
+    try:
+        cat = load_catalog(path)
+    except (OSError, GaitsimError, ValueError) as exc:
+        raise ValueError(f"--catalog {path}: {exc}") from None
+    known = list(cat)
+    bipeds = [n for n in known if cat[n].gait.n_legs == 2]
+    if names is None:
+        if not bipeds:
+            raise ValueError(f"--catalog {path} has no two-legged walker (it has "
+                             f"{', '.join(known)}); this experiment runs bipeds")  # fmt: skip
+        return tuple(bipeds)
+    want = tuple(n.strip() for n in names.split(",") if n.strip())
+    unknown = [n for n in want if n not in known]
+    if unknown or not want:
+        raise ValueError(f"--walkers {names!r}: not in {path}: {', '.join(unknown) or '(none)'}"
+                         f"; its bipeds are {', '.join(bipeds) or '(none)'}")  # fmt: skip
+    legged = [f"{n} ({cat[n].gait.n_legs} legs)" for n in want if cat[n].gait.n_legs != 2]
+    if legged:
+        raise ValueError(f"--walkers: {', '.join(legged)}: this experiment runs bipeds; "
+                         f"{path}'s are {', '.join(bipeds) or '(none)'}")  # fmt: skip
+    return want
+
+
 def _fmt(x, spec):
     return "n/a" if x is None else format(x, spec)
 
@@ -218,8 +256,11 @@ def print_table(results) -> None:
 def main():
     ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--walkers", type=subset(WALKERS, "walker"), default=WALKERS,
-                    help=f"a comma-separated subset of {','.join(WALKERS)} (default all)")
+    ap.add_argument("--walkers", default=None,
+                    help=f"a comma-separated subset of {','.join(WALKERS)} (default all), or "
+                    "with --catalog of that file's bipeds")  # fmt: skip
+    ap.add_argument("--catalog", metavar="FILE",
+                    help="run the bipeds of this catalog file instead of the built-in ones")
     ap.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
     ap.add_argument("--feet", choices=FEET, default="derived",
                     help="derived: the catalog's own feet; set_back: yawing ankles, each "
@@ -239,13 +280,23 @@ def main():
     if args.tempo is not None and not (args.generated and math.isfinite(args.tempo)
                                        and args.tempo > 0):  # fmt: skip
         ap.error("--tempo needs --generated N and a positive number of pendulum periods")
-    walkers = args.walkers
+    if args.catalog is not None and args.generated:
+        ap.error("--catalog and --generated are two different runs: give one")
+    try:
+        if args.catalog is not None:
+            walkers = catalog_bipeds(args.catalog, args.walkers)
+        else:
+            walkers = WALKERS if args.walkers is None else subset(WALKERS, "walker")(args.walkers)
+    except (ValueError, argparse.ArgumentTypeError) as exc:
+        ap.error(str(exc))
     if args.generated:
         todo = generated_cells(args.generated, args.feet, args.tempo)
     elif args.starts:
         todo = start_cells(walkers, args.feet, args.starts)
     else:
         todo = cells(walkers, args.feet)
+    if args.catalog is not None:
+        todo = [(*c, args.catalog) for c in todo]
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(run_cell, todo))

@@ -323,6 +323,36 @@ def test_biped_free_runs_without_the_hip_yaw_and_from_many_starts():
     assert [kw.get("seed") for kw in rough] == [None, 1, 2]
 
 
+def test_biped_free_runs_a_users_catalog_and_says_what_is_wrong_with_one(tmp_path):
+    """``--catalog FILE``: every biped of the file by default, the named ones if given;
+    a missing file, an unknown name and a walker with other than two legs are refused with
+    a message that names them; a cell carries the file to the worker, which reads the
+    walker from it."""
+    import json
+    from pathlib import Path
+
+    from gaitsim.catalog import entry_to_dict
+
+    bf = _biped_free()
+    path = Path(__file__).resolve().parents[1] / "experiments" / "awkward_walkers.json"
+    assert bf.catalog_bipeds(str(path), None) == ("wader", "sparrow")
+    assert bf.catalog_bipeds(str(path), "sparrow") == ("sparrow",)
+    with pytest.raises(ValueError, match="no such file"):
+        bf.catalog_bipeds(str(tmp_path / "none.json"), None)
+    with pytest.raises(ValueError, match=r"not in .*: heron; its bipeds are wader, sparrow"):
+        bf.catalog_bipeds(str(path), "wader,heron")
+    with pytest.raises(ValueError, match=r"bounder \(4 legs\): this experiment runs bipeds"):
+        bf.catalog_bipeds(str(path), "bounder")
+    fox_only = tmp_path / "fox.json"
+    fox_only.write_text(json.dumps({"fox": entry_to_dict(resolve_entry("fox"))}))
+    with pytest.raises(ValueError, match="has no two-legged walker \\(it has fox\\)"):
+        bf.catalog_bipeds(str(fox_only), None)
+    walker, name, got = bf.run_cell(("wader", "flat", 0.5, {}, "derived", None, str(path)))
+    assert (walker, name) == ("wader", "flat") and got["verdict"] is not None
+    entry = bf.entry_of("wader", "derived", None, str(path))
+    assert entry.name == "wader" and entry.gait.n_legs == 2
+
+
 @pytest.mark.slow
 def test_a_biped_falls_free_at_a_slow_tempo_and_walks_at_a_brisk_one():
     """The free bipeds' envelope is the gait's tempo (README): generated biped 48 (cycle
