@@ -33,7 +33,7 @@ from .gait import STANCE_PHASE_BOUNDS, smoothstep
 
 SOLE_LENGTH_SHARE = 1.0 / 3.0  # a default sole is this share of its leg's reach long
 HEEL_SHARE = 0.25  # ... this share of its length behind the ankle
-WIDTH_SHARE = 0.4  # ... and this share of its length wide
+WIDTH_SHARE = 0.5  # ... and this share of its length wide (0.4 before stop 47)
 ANKLE_HEIGHT_SHARE = 0.08  # the ankle sits this share of the leg above the sole's bottom
 THICKNESS_SHARE = 0.5  # the sole box is this share of the ankle height thick
 CORNER_SHARE = 1.0  # its corner spheres' radius, as a share of its thickness (at most a

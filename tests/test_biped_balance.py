@@ -176,20 +176,20 @@ def test_the_free_mechanic_walks_the_arc_from_other_starts(seed):
     assert s["verdict"] == "walked", s["verdict_reason"]
 
 
-@pytest.mark.parametrize("seed", [None, 1])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_on_mujoco_the_free_mechanic_walks_with_its_hip_yaw(seed):
     """MuJoCo's planted soles twist more than PyBullet's: without a hip yaw nothing turns
     the free mechanic back. Measured, 10 s flat from seven start points (the default and
-    0-5): with the hip yaw all 7 walk (heading error 2.7-3.5 deg); without it 6 of 7 fall
-    or go off heading (22-37 deg) and the default start walks at 8.8 deg. Each start:
-    walked with it, and without it either not walked or at least twice the heading error."""
+    0-5) on stop 47's soles (half as wide as long): with the hip yaw all 7 walk (heading
+    error 2.6-3.4 deg); without it 6 of 7 fall or go off heading (17-40 deg), and the
+    default start walks at 4.7 deg against 2.9 with it (on the narrower soles before, 8.8
+    against 2.7-3.5). These two starts: walked with it, not walked without it."""
     pytest.importorskip("mujoco")
     run = dict(seconds=10.0, engine="mujoco", config=FREE, seed=seed)
     s = simulate("mechanic", **run).summary
     assert s["verdict"] == "walked", s["verdict_reason"]
     without = simulate(_hip_yaw("mechanic", False), **run).summary
-    assert (without["verdict"] != "walked"
-            or without["heading_error_deg"] > 2.0 * s["heading_error_deg"]), without  # fmt: skip
+    assert without["verdict"] != "walked", without
 
 
 @pytest.mark.slow

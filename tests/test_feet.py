@@ -97,7 +97,7 @@ def test_bipeds_get_soles_and_multi_legged_walkers_keep_spheres():
     leg = CATALOG["mechanic"].gait.legs[0]
     reach = leg.upper + leg.lower
     assert s[0].length == pytest.approx(reach / 3) and s[0].heel == pytest.approx(reach / 12)
-    assert s[0].width == pytest.approx(0.4 * reach / 3) and s[0].ankle == "pitch_roll"
+    assert s[0].width == pytest.approx(0.5 * reach / 3) and s[0].ankle == "pitch_roll"
     assert geometry(CATALOG["mechanic"].gait).foot_radius == pytest.approx(0.08 * reach)
 
 
@@ -360,19 +360,13 @@ def test_generated_bipeds_get_feet_whose_soles_lie_on_the_ground(seed, knee, tmp
     _pybullet_frames(text, tmp_path, w.gait, np.zeros((2, 3)), np.zeros(6))
 
 
-HEEL_BOUNCE = pytest.mark.xfail(strict=True, reason=(
-    "open: resolved finer than 240 Hz (its own rate is 480 Hz: its soles ring at 101 Hz and "
-    "are sampled three times a ring), this biped's heel strike bounces, 1.75 touchdowns per "
-    "stance, and each stance's first touch comes down at -3.0 deg on average, short of the "
-    "-3 asked (stop 47's per-stance measure; the mean over every touch was +2.4)"))
-
-
-@pytest.mark.parametrize(("seed", "knee"), [pytest.param(2, "forward", marks=HEEL_BOUNCE),
-                                            (3, "back"), (5, "forward")])  # fmt: skip
+@pytest.mark.parametrize(("seed", "knee"), [(2, "forward"), (3, "back"), (5, "forward")])
 def test_generated_bipeds_strike_heel_first_and_leave_toe_last_in_physics(seed, knee):
     """Generated bipeds on their derived soles (gaits without flight phases), 4 s with the
     assist: no fall, soles that touch down toe up and lift off toe down, and the five
-    stance phases measured."""
+    stance phases measured. (Seed 2, at its own 480 Hz, still bounces at heel strike, 1.5
+    touchdowns a stance, its first touch at -4.4 deg; on stop 46's narrower soles it
+    landed 1.75 times at -3.0 deg, marked as a failure then.)"""
     from gaitsim.sim.controller import ControlConfig
     from gaitsim.sim.run import simulate
 
