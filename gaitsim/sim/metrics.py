@@ -348,6 +348,8 @@ class Recorder:
 
     n_legs: int
     data: dict = field(default_factory=dict)
+    # (keys, rows) of each ``rows`` table: whole rows, moved into ``data`` by ``_flush``
+    _tables: list = field(default_factory=list, repr=False, compare=False)
 
     def add(self, **row) -> None:
         for k, v in row.items():
@@ -357,16 +359,40 @@ class Recorder:
         """The lists that ``keys`` are recorded in (created as ``add`` creates them): a
         loop that records the same keys every step appends to them directly, without
         building a dict of its row each time."""
+        self._flush()
         return [self.data.setdefault(k, []) for k in keys]
+
+    def rows(self, keys) -> list:
+        """A list for whole rows of ``keys`` (each a tuple of their values, in that order):
+        a loop that records the same keys every step appends one tuple, cheaper than an
+        append per key. The keys' columns are created now (so ``data`` keeps the order
+        ``columns`` would give it); ``data``'s readers (``arrays``, ``len``, ``columns``)
+        move the rows into them first (``_flush``)."""
+        keys = tuple(keys)
+        for k in keys:
+            self.data.setdefault(k, [])
+        rows: list = []
+        self._tables.append((keys, rows))
+        return rows
+
+    def _flush(self) -> None:
+        """Move the rows of every ``rows`` table into their keys' columns in ``data``."""
+        for keys, rows in self._tables:
+            if rows:
+                for k, column in zip(keys, zip(*rows, strict=True), strict=True):
+                    self.data[k].extend(column)
+                rows.clear()
 
     def arrays(self, convert: dict | None = None) -> dict[str, np.ndarray]:
         """Every recorded key as an array; ``convert`` maps a key to the function that
         turns its list of rows into one (default ``np.asarray``: e.g. an engine's raw
         readings, ``robot.momentum_series``)."""
+        self._flush()
         convert = convert or {}
         return {k: convert.get(k, np.asarray)(v) for k, v in self.data.items()}
 
     def __len__(self) -> int:
+        self._flush()
         return len(next(iter(self.data.values()), []))
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import operator
-from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
@@ -59,9 +58,6 @@ def _each(value, n: int, scale: float = 1.0) -> list[float]:
 
 
 LOAD_FLAGS = p.URDF_USE_IMPLICIT_CYLINDER | p.URDF_USE_INERTIA_FROM_FILE
-# what the momentum needs of a getLinkStates entry: centre of mass, inertial frame's
-# orientation, world linear and angular velocity (13 floats)
-_MOMENTUM_FIELDS = operator.itemgetter(0, 1, 6, 7)
 _FRAME_SIZE = 13  # floats per body in a momentum reading (``Robot._frames``)
 
 
@@ -520,13 +516,19 @@ class Robot(RobotBase):
     def _frames(pos, quat, lin, ang, links) -> tuple:
         """``sense()``'s raw momentum reading, kept for ``momentum_series``: the base's pose
         and velocity and, per link, the four of its state's fields the momentum needs
-        (``_MOMENTUM_FIELDS``), 13 floats per body in one flat tuple (the same numbers; the
-        rest of the link states is let go, and a tuple of floats alone is left untracked
-        by the garbage collector, which would otherwise visit every step's per-link tuples
-        again and again while the record grows)."""
-        return tuple(chain(pos, quat, lin, ang,
-                           chain.from_iterable(chain.from_iterable(
-                               map(_MOMENTUM_FIELDS, links)))))  # fmt: skip
+        (centre of mass, inertial frame's orientation, world linear and angular velocity:
+        0, 1, 6, 7), 13 floats per body in one flat tuple (the same numbers; the rest of
+        the link states is let go, and a tuple of floats alone is left untracked by the
+        garbage collector, which would otherwise visit every step's per-link tuples again
+        and again while the record grows). Built by extending one list (about 2.5 us for
+        the fox's 19 links, against 6.5 us chained through ``itemgetter``)."""
+        out = [*pos, *quat, *lin, *ang]
+        for st in links:
+            out += st[0]
+            out += st[1]
+            out += st[6]
+            out += st[7]
+        return tuple(out)
 
     def momentum_series(self, readings) -> np.ndarray:
         """The angular momenta (T,) of ``sense()``'s ``momentum_z`` readings (T): each is
