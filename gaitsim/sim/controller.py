@@ -770,7 +770,8 @@ class GaitController:
         swing = (sx, sy, sz), (tx, ty, tz) = self._swing_body(sensed)  # swing legs: where
         landing = None  # its velocity carries it; landing legs: ``_landing_body``
         st, u_swing = self.planner.stance, self.planner.swing_progress
-        one, dt = self._solve_one, self.dt
+        one = self._solve_one if self._hip_turn is not None else self._solve_in_body
+        dt = self.dt
         start, span = SWING_PREDICTION_FADE
         q2, v, short = [], [], []
         for i, blend in enumerate(self._virtual_shares()):
@@ -854,6 +855,15 @@ class GaitController:
         if self._hip_turn is not None and self._hip_turn[i]:
             bx, by = self._into_hip(i, bx, by, math.atan2(r3, r0))
         return self._solvers[i](bx, by, r2 * vx + r5 * vy + r8 * vz)
+
+    def _solve_in_body(self, i: int, target, pos, rot):
+        """``_solve_one`` for a walker with no hip yaw: the same arithmetic without the hip
+        frame's check (``_solve_legs`` calls it instead; the leg IK runs about nine times a
+        control step)."""
+        vx, vy, vz = target[0] - pos[0], target[1] - pos[1], target[2] - pos[2]
+        r0, r1, r2, r3, r4, r5, r6, r7, r8 = rot
+        return self._solvers[i](r0 * vx + r3 * vy + r6 * vz, r1 * vx + r4 * vy + r7 * vz,
+                                r2 * vx + r5 * vy + r8 * vz)  # fmt: skip
 
     def _into_hip(self, i: int, bx: float, by: float, body_yaw: float) -> tuple[float, float]:
         """Leg ``i``'s body-frame target (x, y) seen from its hip frame, turned by its hip
