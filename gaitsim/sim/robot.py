@@ -95,6 +95,8 @@ class Sensed(NamedTuple):
     leg_force: float = 0.0  # the ground's normal force (N) on the links other than the feet
     # and the body: a thigh or a shin carrying the walker (``leg_contact``); 0 when only the
     # feet touch
+    upper_velocities: tuple = ()  # the upper body's joint velocities (as upper_positions):
+    # with them ``(upper_positions, upper_velocities)`` is ``upper_state()`` at this reading
 
 
 def momentum_about_com(mass, inertia, frames) -> np.ndarray:
@@ -491,6 +493,7 @@ class Robot(RobotBase):
             self._frames(pos, quat, lin, ang, links) if self.track_momentum else math.nan,
             *upper,
             leg_force=bones,
+            upper_velocities=tuple(s[1] for s in ups),
         )
 
     @staticmethod
