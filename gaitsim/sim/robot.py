@@ -462,9 +462,10 @@ class Robot(RobotBase):
             y += m * cy
             z += m * cz
         mass = self.mass
-        nj, na = len(self._joints), len(self._ankles)  # read: legs, ankles, upper body
-        states, ankles, ups = states[:nj], states[nj : nj + na], states[nj + na :]
-        q, qd, _, tau = zip(*states, strict=True)
+        # every joint read (legs, ankles, upper body) split by field, then by group
+        nj, u0 = len(self._joints), len(self._joints) + len(self._ankles)
+        q_all, qd_all, _, tau = zip(*states, strict=True)
+        q, qd, tau = q_all[:nj], qd_all[:nj], tau[:nj]
         if self._held is not None:  # the joints' torque: the motors' and the feedforward
             tau = tuple(map(operator.add, tau, self._held))
         feet = self._feet
@@ -472,9 +473,10 @@ class Robot(RobotBase):
         legs = not touching <= self._foot_or_base  # a bone touches: what does it carry
         bones = 0.0 if not legs else sum(
             f for link, f in force.items() if link not in self._foot_or_base)
-        upper = self._upper_reading(ups, links) if self._upper else ((), None, None, None)
+        upper = self._upper_reading(q_all[u0:], links) if self._upper else (
+            (), None, None, None)  # fmt: skip
         if soles:  # and the trailing fields: ankle angles, each foot's centre of pressure
-            upper = (*upper, tuple(a[0] for a in ankles), [pressed.get(f) for f in feet])
+            upper = (*upper, q_all[nj:u0], [pressed.get(f) for f in feet])
         return Sensed(
             pos,
             quat,
@@ -493,7 +495,7 @@ class Robot(RobotBase):
             self._frames(pos, quat, lin, ang, links) if self.track_momentum else math.nan,
             *upper,
             leg_force=bones,
-            upper_velocities=tuple(s[1] for s in ups),
+            upper_velocities=qd_all[u0:],
         )
 
     @staticmethod
@@ -546,10 +548,9 @@ class Robot(RobotBase):
             out[rows] = momentum_about_com(self._mass_list, self._inertia_list, frames)
         return out
 
-    def _upper_reading(self, states, links):
+    def _upper_reading(self, q: tuple, links):
         """(upper joint positions, head centre, head and chest quaternions) from the upper
-        body's joint ``states`` and the link ``links`` states."""
-        q = tuple(s[0] for s in states)
+        body's joint positions ``q`` and the link ``links`` states."""
         head = links[self._head_link] if self._head_link is not None else None
         chest = links[self._chest_link] if self._chest_link is not None else None
         return (q, None if head is None else head[4], None if head is None else head[5],
