@@ -344,11 +344,13 @@ def roll_pitch_deg(quaternions) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass
 class Recorder:
-    """Per-control-step arrays appended by the controller (lists until ``arrays()``)."""
+    """Per-control-step arrays appended by the controller (lists until ``arrays()``). Rows
+    appended to a ``rows`` table reach ``data`` when it is read through ``arrays``, ``len``
+    or ``columns``, or on ``flush()``."""
 
     n_legs: int
     data: dict = field(default_factory=dict)
-    # (keys, rows) of each ``rows`` table: whole rows, moved into ``data`` by ``_flush``
+    # (keys, rows) of each ``rows`` table: whole rows, moved into ``data`` by ``flush``
     _tables: list = field(default_factory=list, repr=False, compare=False)
 
     def add(self, **row) -> None:
@@ -359,7 +361,7 @@ class Recorder:
         """The lists that ``keys`` are recorded in (created as ``add`` creates them): a
         loop that records the same keys every step appends to them directly, without
         building a dict of its row each time."""
-        self._flush()
+        self.flush()
         return [self.data.setdefault(k, []) for k in keys]
 
     def rows(self, keys) -> list:
@@ -367,7 +369,7 @@ class Recorder:
         a loop that records the same keys every step appends one tuple, cheaper than an
         append per key. The keys' columns are created now (so ``data`` keeps the order
         ``columns`` would give it); ``data``'s readers (``arrays``, ``len``, ``columns``)
-        move the rows into them first (``_flush``)."""
+        move the rows into them first (``flush``)."""
         keys = tuple(keys)
         for k in keys:
             self.data.setdefault(k, [])
@@ -375,7 +377,7 @@ class Recorder:
         self._tables.append((keys, rows))
         return rows
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
         """Move the rows of every ``rows`` table into their keys' columns in ``data``."""
         for keys, rows in self._tables:
             if rows:
@@ -387,12 +389,12 @@ class Recorder:
         """Every recorded key as an array; ``convert`` maps a key to the function that
         turns its list of rows into one (default ``np.asarray``: e.g. an engine's raw
         readings, ``robot.momentum_series``)."""
-        self._flush()
+        self.flush()
         convert = convert or {}
         return {k: convert.get(k, np.asarray)(v) for k, v in self.data.items()}
 
     def __len__(self) -> int:
-        self._flush()
+        self.flush()
         return len(next(iter(self.data.values()), []))
 
 
