@@ -477,6 +477,13 @@ class Robot(RobotBase):
             (), None, None, None)  # fmt: skip
         if soles:  # and the trailing fields: ankle angles, each foot's centre of pressure
             upper = (*upper, q_all[nj:u0], [pressed.get(f) for f in feet])
+        at, facing, down, load = [], [], [], []  # per foot (one loop: half four lists' cost)
+        for f in feet:
+            st = links[f]
+            at.append(st[4])
+            facing.append(st[5])
+            down.append(f in touching)
+            load.append(force.get(f, 0.0))
         return Sensed(
             pos,
             quat,
@@ -485,13 +492,13 @@ class Robot(RobotBase):
             q,
             qd,
             tau,
-            [links[f][4] for f in feet],
+            at,
             com,
-            [f in touching for f in feet],
+            down,
             -1 in touching,
             legs,
-            [links[f][5] for f in feet],
-            [force.get(f, 0.0) for f in feet],
+            facing,
+            load,
             self._frames(pos, quat, lin, ang, links) if self.track_momentum else math.nan,
             *upper,
             leg_force=bones,
