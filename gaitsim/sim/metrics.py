@@ -342,6 +342,9 @@ def roll_pitch_deg(quaternions) -> tuple[np.ndarray, np.ndarray]:
     return np.degrees(roll), np.degrees(pitch)
 
 
+FLUSH_ROWS = 4096  # rows a ``Recorder.flush`` moves into the columns at a time
+
+
 @dataclass
 class Recorder:
     """Per-control-step arrays appended by the controller (lists until ``arrays()``). Rows
@@ -378,12 +381,15 @@ class Recorder:
         return rows
 
     def flush(self) -> None:
-        """Move the rows of every ``rows`` table into their keys' columns in ``data``."""
+        """Move the rows of every ``rows`` table into their keys' columns in ``data`` (a
+        chunk of FLUSH_ROWS rows at a time: a long run's transposed copy stays small)."""
         for keys, rows in self._tables:
-            if rows:
-                for k, column in zip(keys, zip(*rows, strict=True), strict=True):
-                    self.data[k].extend(column)
-                rows.clear()
+            columns = [self.data[k] for k in keys]
+            for start in range(0, len(rows), FLUSH_ROWS):
+                chunk = zip(*rows[start : start + FLUSH_ROWS], strict=True)
+                for column, values in zip(columns, chunk, strict=True):
+                    column.extend(values)
+            rows.clear()
 
     def arrays(self, convert: dict | None = None) -> dict[str, np.ndarray]:
         """Every recorded key as an array; ``convert`` maps a key to the function that
