@@ -596,7 +596,9 @@ class WalkEnv(gym.Env):
         phases = [(x + p) % 1.0 for p in self._phase0]
         cmd = self.command
         yaw = cmd.yaw_rate(ctl.s_ref)
-        upper = self.robot.upper_state() if self.observer.n_upper else None
+        # the reading's upper joints: ``upper_state()`` now (no physics step since)
+        upper = ((sensed.upper_positions, sensed.upper_velocities) if self.observer.n_upper
+                 else None)  # fmt: skip
         obs = self.observer.build(sensed, height, phases, sensed.contacts, cmd.speed, yaw, upper)
         c = tilt_cos(sensed.quaternion)  # the smallest of these is the largest tilt
         if c < self._tilt_cos:

@@ -540,6 +540,27 @@ def test_recorder_collects_rows_into_arrays():
     assert Recorder(n_legs=2).data == {}  # no shared mutable default
 
 
+def test_recorder_rows_table_matches_per_key_adds():
+    """A ``rows`` table (one tuple a step) records what ``add`` would, keys in the order
+    they were made, and reaches ``data`` whenever it is read."""
+    by_row, by_key = Recorder(n_legs=2), Recorder(n_legs=2)
+    table = by_row.rows(("t", "feet"))
+    for k in range(4):
+        feet = ((0.1 * k, 0.0, 0.0), (0.0, 0.2 * k, 0.0))
+        table.append((0.5 * k, feet))
+        by_row.add(extra=k)
+        by_key.add(t=0.5 * k, feet=feet, extra=k)
+        assert len(by_row) == k + 1
+    assert list(by_row.data) == ["t", "feet", "extra"]
+    a, b = by_row.arrays(), by_key.arrays()
+    assert list(a) == list(b)
+    for key in b:
+        assert a[key].shape == b[key].shape and (a[key] == b[key]).all()
+    table.append((9.0, ((0.0,) * 3,) * 2))  # rows appended after a read are flushed too
+    by_row.flush()
+    assert by_row.data["t"][-1] == 9.0 and len(by_row.data["t"]) == 5
+
+
 # ---------------------------------------------------------------------------------------
 # summarize on a synthetic run
 #

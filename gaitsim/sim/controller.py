@@ -470,7 +470,8 @@ class GaitController:
         self._lifting = [False] * n
         self._facing = [0.0] * n  # soles: where each faces (``SoleDriver.facing``)
         self.record = Recorder(n) if self._record_on else None
-        self._columns = None  # the record's lists of RECORD_KEYS (``_sense``)
+        self._rows = None  # the record's table of RECORD_KEYS rows (``_sense``)
+        self._upper_rows = None  # and of the upper body's (``_record_upper``)
         self._last = self.robot.sense()
         self._last_yaw = yaw_of(self._last.quaternion)
         self.assist = None
@@ -769,7 +770,8 @@ class GaitController:
         swing = (sx, sy, sz), (tx, ty, tz) = self._swing_body(sensed)  # swing legs: where
         landing = None  # its velocity carries it; landing legs: ``_landing_body``
         st, u_swing = self.planner.stance, self.planner.swing_progress
-        one, dt = self._solve_one, self.dt
+        one = self._solve_one if self._hip_turn is not None else self._solve_in_body
+        dt = self.dt
         start, span = SWING_PREDICTION_FADE
         q2, v, short = [], [], []
         for i, blend in enumerate(self._virtual_shares()):
@@ -853,6 +855,15 @@ class GaitController:
         if self._hip_turn is not None and self._hip_turn[i]:
             bx, by = self._into_hip(i, bx, by, math.atan2(r3, r0))
         return self._solvers[i](bx, by, r2 * vx + r5 * vy + r8 * vz)
+
+    def _solve_in_body(self, i: int, target, pos, rot):
+        """``_solve_one`` for a walker with no hip yaw: the same arithmetic without the hip
+        frame's check (``_solve_legs`` calls it instead; the leg IK runs about nine times a
+        control step)."""
+        vx, vy, vz = target[0] - pos[0], target[1] - pos[1], target[2] - pos[2]
+        r0, r1, r2, r3, r4, r5, r6, r7, r8 = rot
+        return self._solvers[i](r0 * vx + r3 * vy + r6 * vz, r1 * vx + r4 * vy + r7 * vz,
+                                r2 * vx + r5 * vy + r8 * vz)  # fmt: skip
 
     def _into_hip(self, i: int, bx: float, by: float, body_yaw: float) -> tuple[float, float]:
         """Leg ``i``'s body-frame target (x, y) seen from its hip frame, turned by its hip
@@ -1107,20 +1118,19 @@ class GaitController:
         self._last = new
         self._last_yaw = yaw_of(new.quaternion)
         if self.record is not None:
-            if self._columns is None:  # the row's lists, in the record's key order
-                self._columns = self.record.columns(RECORD_KEYS)
+            if self._rows is None:  # one row a step, in RECORD_KEYS order
+                self._rows = self.record.rows(RECORD_KEYS)
             # the per-foot rows kept as tuples: a tuple of numbers (or of tuples of numbers)
             # is left untracked by the garbage collector, a list is visited by every full
             # collection for as long as the record lives
-            for column, value in zip(self._columns, (
+            self._rows.append((
                 self.t, self.s, self.progress, self.s_ref, ref[0], ref[2], new.position,
                 new.quaternion, new.linear_velocity, new.com, tuple(new.feet),
                 tuple(new.foot_quaternions), tuple(new.contacts), tuple(self.planner.stance),
                 tuple(targets), tuple(short), new.joint_torques, new.joint_velocities,
                 new.body_contact, new.leg_contact, new.momentum_z, tuple(new.foot_forces),
                 new.leg_force,
-            ), strict=True):  # fmt: skip
-                column.append(value)
+            ))  # fmt: skip
             if self.upper is not None:
                 self._record_upper(new)
             if self.soles is not None:  # each foot's centre of pressure (NaN: not down)
@@ -1128,13 +1138,16 @@ class GaitController:
                 self.record.add(foot_cops=[c if c is not None else nan for c in new.foot_cops])
 
     def _record_upper(self, new) -> None:
-        """The upper body's record: joints, head centre and attitude, chest attitude."""
-        row = {"upper_q": new.upper_positions}
-        if new.head is not None:
-            row.update(head=new.head, head_quat=new.head_quaternion)
-        if new.chest_quaternion is not None:
-            row["chest_quat"] = new.chest_quaternion
-        self.record.add(**row)
+        """The upper body's record: joints, head centre and attitude, chest attitude (a
+        row a step in the record's table of the keys this walker has, ``_upper_rows``)."""
+        head, chest = new.head is not None, new.chest_quaternion is not None
+        if self._upper_rows is None:
+            keys = ("upper_q",) + (("head", "head_quat") if head else ()) + (
+                ("chest_quat",) if chest else ())  # fmt: skip
+            self._upper_rows = self.record.rows(keys)
+        row = (new.upper_positions, new.head, new.head_quaternion) if head else (
+            new.upper_positions,)  # fmt: skip
+        self._upper_rows.append((*row, new.chest_quaternion) if chest else row)
 
     # ------------------------------------------------------------------ results
     def arrays(self) -> dict[str, np.ndarray]:

@@ -342,12 +342,19 @@ def roll_pitch_deg(quaternions) -> tuple[np.ndarray, np.ndarray]:
     return np.degrees(roll), np.degrees(pitch)
 
 
+FLUSH_ROWS = 4096  # rows a ``Recorder.flush`` moves into the columns at a time
+
+
 @dataclass
 class Recorder:
-    """Per-control-step arrays appended by the controller (lists until ``arrays()``)."""
+    """Per-control-step arrays appended by the controller (lists until ``arrays()``). Rows
+    appended to a ``rows`` table reach ``data`` when it is read through ``arrays``, ``len``
+    or ``columns``, or on ``flush()``."""
 
     n_legs: int
     data: dict = field(default_factory=dict)
+    # (keys, rows) of each ``rows`` table: whole rows, moved into ``data`` by ``flush``
+    _tables: list = field(default_factory=list, repr=False, compare=False)
 
     def add(self, **row) -> None:
         for k, v in row.items():
@@ -357,16 +364,43 @@ class Recorder:
         """The lists that ``keys`` are recorded in (created as ``add`` creates them): a
         loop that records the same keys every step appends to them directly, without
         building a dict of its row each time."""
+        self.flush()
         return [self.data.setdefault(k, []) for k in keys]
+
+    def rows(self, keys) -> list:
+        """A list for whole rows of ``keys`` (each a tuple of their values, in that order):
+        a loop that records the same keys every step appends one tuple, cheaper than an
+        append per key. The keys' columns are created now (so ``data`` keeps the order
+        ``columns`` would give it); ``data``'s readers (``arrays``, ``len``, ``columns``)
+        move the rows into them first (``flush``)."""
+        keys = tuple(keys)
+        for k in keys:
+            self.data.setdefault(k, [])
+        rows: list = []
+        self._tables.append((keys, rows))
+        return rows
+
+    def flush(self) -> None:
+        """Move the rows of every ``rows`` table into their keys' columns in ``data`` (a
+        chunk of FLUSH_ROWS rows at a time: a long run's transposed copy stays small)."""
+        for keys, rows in self._tables:
+            columns = [self.data[k] for k in keys]
+            for start in range(0, len(rows), FLUSH_ROWS):
+                chunk = zip(*rows[start : start + FLUSH_ROWS], strict=True)
+                for column, values in zip(columns, chunk, strict=True):
+                    column.extend(values)
+            rows.clear()
 
     def arrays(self, convert: dict | None = None) -> dict[str, np.ndarray]:
         """Every recorded key as an array; ``convert`` maps a key to the function that
         turns its list of rows into one (default ``np.asarray``: e.g. an engine's raw
         readings, ``robot.momentum_series``)."""
+        self.flush()
         convert = convert or {}
         return {k: convert.get(k, np.asarray)(v) for k, v in self.data.items()}
 
     def __len__(self) -> int:
+        self.flush()
         return len(next(iter(self.data.values()), []))
 
 

@@ -909,6 +909,7 @@ class MujocoRobot(RobotBase):
             float(d.subtree_angmom[b, 2]) if self.track_momentum else math.nan,
             *upper,
             leg_force=self._leg_force(bodies) if legs else 0.0,
+            upper_velocities=tuple(qvel[self._uvadr].tolist()),
         )
 
     def _leg_force(self, bodies) -> float:

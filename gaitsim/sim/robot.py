@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import operator
-from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
@@ -59,9 +58,6 @@ def _each(value, n: int, scale: float = 1.0) -> list[float]:
 
 
 LOAD_FLAGS = p.URDF_USE_IMPLICIT_CYLINDER | p.URDF_USE_INERTIA_FROM_FILE
-# what the momentum needs of a getLinkStates entry: centre of mass, inertial frame's
-# orientation, world linear and angular velocity (13 floats)
-_MOMENTUM_FIELDS = operator.itemgetter(0, 1, 6, 7)
 _FRAME_SIZE = 13  # floats per body in a momentum reading (``Robot._frames``)
 
 
@@ -99,6 +95,8 @@ class Sensed(NamedTuple):
     leg_force: float = 0.0  # the ground's normal force (N) on the links other than the feet
     # and the body: a thigh or a shin carrying the walker (``leg_contact``); 0 when only the
     # feet touch
+    upper_velocities: tuple = ()  # the upper body's joint velocities (as upper_positions):
+    # with them ``(upper_positions, upper_velocities)`` is ``upper_state()`` at this reading
 
 
 def momentum_about_com(mass, inertia, frames) -> np.ndarray:
@@ -464,9 +462,10 @@ class Robot(RobotBase):
             y += m * cy
             z += m * cz
         mass = self.mass
-        nj, na = len(self._joints), len(self._ankles)  # read: legs, ankles, upper body
-        states, ankles, ups = states[:nj], states[nj : nj + na], states[nj + na :]
-        q, qd, _, tau = zip(*states, strict=True)
+        # every joint read (legs, ankles, upper body) split by field, then by group
+        nj, u0 = len(self._joints), len(self._joints) + len(self._ankles)
+        q_all, qd_all, _, tau = zip(*states, strict=True)
+        q, qd, tau = q_all[:nj], qd_all[:nj], tau[:nj]
         if self._held is not None:  # the joints' torque: the motors' and the feedforward
             tau = tuple(map(operator.add, tau, self._held))
         feet = self._feet
@@ -474,9 +473,17 @@ class Robot(RobotBase):
         legs = not touching <= self._foot_or_base  # a bone touches: what does it carry
         bones = 0.0 if not legs else sum(
             f for link, f in force.items() if link not in self._foot_or_base)
-        upper = self._upper_reading(ups, links) if self._upper else ((), None, None, None)
+        upper = self._upper_reading(q_all[u0:], links) if self._upper else (
+            (), None, None, None)  # fmt: skip
         if soles:  # and the trailing fields: ankle angles, each foot's centre of pressure
-            upper = (*upper, tuple(a[0] for a in ankles), [pressed.get(f) for f in feet])
+            upper = (*upper, q_all[nj:u0], [pressed.get(f) for f in feet])
+        at, facing, down, load = [], [], [], []  # per foot (one loop: half four lists' cost)
+        for f in feet:
+            st = links[f]
+            at.append(st[4])
+            facing.append(st[5])
+            down.append(f in touching)
+            load.append(force.get(f, 0.0))
         return Sensed(
             pos,
             quat,
@@ -485,16 +492,17 @@ class Robot(RobotBase):
             q,
             qd,
             tau,
-            [links[f][4] for f in feet],
+            at,
             com,
-            [f in touching for f in feet],
+            down,
             -1 in touching,
             legs,
-            [links[f][5] for f in feet],
-            [force.get(f, 0.0) for f in feet],
+            facing,
+            load,
             self._frames(pos, quat, lin, ang, links) if self.track_momentum else math.nan,
             *upper,
             leg_force=bones,
+            upper_velocities=qd_all[u0:],
         )
 
     @staticmethod
@@ -520,13 +528,19 @@ class Robot(RobotBase):
     def _frames(pos, quat, lin, ang, links) -> tuple:
         """``sense()``'s raw momentum reading, kept for ``momentum_series``: the base's pose
         and velocity and, per link, the four of its state's fields the momentum needs
-        (``_MOMENTUM_FIELDS``), 13 floats per body in one flat tuple (the same numbers; the
-        rest of the link states is let go, and a tuple of floats alone is left untracked
-        by the garbage collector, which would otherwise visit every step's per-link tuples
-        again and again while the record grows)."""
-        return tuple(chain(pos, quat, lin, ang,
-                           chain.from_iterable(chain.from_iterable(
-                               map(_MOMENTUM_FIELDS, links)))))  # fmt: skip
+        (centre of mass, inertial frame's orientation, world linear and angular velocity:
+        0, 1, 6, 7), 13 floats per body in one flat tuple (the same numbers; the rest of
+        the link states is let go, and a tuple of floats alone is left untracked by the
+        garbage collector, which would otherwise visit every step's per-link tuples again
+        and again while the record grows). Built by extending one list (about 2.5 us for
+        the fox's 19 links, against 6.5 us chained through ``itemgetter``)."""
+        out = [*pos, *quat, *lin, *ang]
+        for st in links:
+            out += st[0]
+            out += st[1]
+            out += st[6]
+            out += st[7]
+        return tuple(out)
 
     def momentum_series(self, readings) -> np.ndarray:
         """The angular momenta (T,) of ``sense()``'s ``momentum_z`` readings (T): each is
@@ -541,10 +555,9 @@ class Robot(RobotBase):
             out[rows] = momentum_about_com(self._mass_list, self._inertia_list, frames)
         return out
 
-    def _upper_reading(self, states, links):
+    def _upper_reading(self, q: tuple, links):
         """(upper joint positions, head centre, head and chest quaternions) from the upper
-        body's joint ``states`` and the link ``links`` states."""
-        q = tuple(s[0] for s in states)
+        body's joint positions ``q`` and the link ``links`` states."""
         head = links[self._head_link] if self._head_link is not None else None
         chest = links[self._chest_link] if self._chest_link is not None else None
         return (q, None if head is None else head[4], None if head is None else head[5],

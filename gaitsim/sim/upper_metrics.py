@@ -79,13 +79,15 @@ def momentum_rate(t, momentum_z) -> np.ndarray:
     return np.gradient(_smooth(np.asarray(momentum_z, dtype=float), _lowpass_n(t)), t)
 
 
-def free_moment(t, momentum_z, com, feet, foot_forces, mass: float) -> np.ndarray:
+def free_moment(t, momentum_z, com, feet, foot_forces, mass: float,
+                rate: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
     """The ground's vertical moment about the centre of pressure at each step (N m); nan
     where no foot carries load. Shapes: t (T,), momentum_z (T,), com (T, 3), feet (T, L, 3),
-    foot_forces (T, L)."""
+    foot_forces (T, L). ``rate``: ``momentum_rate(t, momentum_z)`` if the caller has it
+    (the same array; default: worked out here)."""
     t = np.asarray(t, dtype=float)
     n = _lowpass_n(t)
-    dh = momentum_rate(t, momentum_z)
+    dh = momentum_rate(t, momentum_z) if rate is None else rate
     com = np.asarray(com, dtype=float)
     acc = np.stack([np.gradient(np.gradient(_smooth(com[:, k], n), t), t) for k in (0, 1)], 1)
     f = np.asarray(foot_forces, dtype=float)
@@ -134,11 +136,12 @@ def upper_body_figures(rec: dict, *, mass: float, cycle_steps: float, end: int,
     ok = slice(min(round(cycle_steps), max(end - 1, 0)), end)
     out: dict = {"yaw_moment_rms_nm": None, "yaw_moment_com_rms_nm": None}
     if not kinematic and "momentum_z" in rec and len(rec["t"]) > 1:
+        rate = momentum_rate(rec["t"], rec["momentum_z"])  # (both figures read it)
         m = free_moment(rec["t"], rec["momentum_z"], rec["com"], rec["feet"],
-                        rec["foot_forces"], mass)[ok]  # fmt: skip
+                        rec["foot_forces"], mass, rate)[ok]  # fmt: skip
         m = m[np.isfinite(m)]
         out["yaw_moment_rms_nm"] = float(np.sqrt(np.mean(m * m))) if m.size else None
-        c = momentum_rate(rec["t"], rec["momentum_z"])[ok]
+        c = rate[ok]
         c = c[np.isfinite(c)]
         out["yaw_moment_com_rms_nm"] = float(np.sqrt(np.mean(c * c))) if c.size else None
     ref = rec["ref_heading"]
