@@ -258,9 +258,9 @@ def test_assisted_bipeds_walk_on_their_soles_on_mujoco(name):
 
 @pytest.mark.parametrize("name", ["mechanic", "raptor"])
 def test_assisted_bipeds_strike_toe_up_on_mujoco(name):
-    """... with each stance's first touch toe up. (The raptor lands 2.8 times a stance
-    there and the mechanic 2.2: the trailing toe touches again after the sole has left the
-    ground. Until stop 47 the strike was the mean over every touch, those included, and
+    """... with each stance's first touch toe up. (Over these 6 s the raptor lands 2.8 times
+    a stance there and the mechanic 2.1: the trailing toe touches again after the sole has
+    left the ground. Until stop 47 the strike was the mean over every touch, those included, and
     the raptor's came out +0.6 deg: marked as a failure then.)"""
     assert _assisted_on_mujoco(name)["sole_pitch_deg_at_touchdown"] < 0.0
 
