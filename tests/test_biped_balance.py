@@ -208,9 +208,10 @@ def test_the_mechanic_walks_free_for_20_s(seed):
 def test_the_free_raptor_walks_20_s_of_flat_ground(seed):
     """Free, 20 s flat: walked, on speed. Its swing feet land further ahead the faster it
     goes than its reference (``stance.SOLE_SPEED_GAIN``); without that its speed surges
-    about the reference's, slow then fast, and it falls (measured from seven start points,
-    the default and 0-5: 6 of 7 walk 20 s, start 1 falling at 17.9 s; without the speed
-    gain 3 of 6 walk 10 s, and these two starts fall at 5.8 and 6.0 s). Each stance's
+    about the reference's, slow then fast, and it falls (measured on stop 46's narrower
+    soles from seven start points, the default and 0-5: 6 of 7 walk 20 s, start 1 falling
+    at 17.9 s; without the speed gain 3 of 6 walk 10 s, and these two starts fall at 5.8
+    and 6.0 s; on stop 47's soles 6 of 6 walk 20 s, the default and 1-5). Each stance's
     first touch is toe up and its last lift-off toe down, by the issue's 5 deg, though the
     sole leaves the ground once before its planned lift-off (two touchdowns a stance)."""
     s = simulate("raptor", seconds=20.0, config=FREE, seed=seed).summary
@@ -394,7 +395,8 @@ def test_a_user_written_biped_walks_free_on_flat_ground():
     """The wader of ``experiments/awkward_walkers.json`` (a user's biped on forward knees,
     duty 0.62, its feet derived) walks 10 s of flat ground free from the default start,
     on speed; without the speed gain it falls (measured from three starts, the default and
-    seeds 1-2: 3 walk at 0.88-0.93 of its speed, 1 without the gain)."""
+    seeds 1-2, on stop 46's narrower soles: 3 walk at 0.88-0.93 of its speed, 1 without the
+    gain; on stop 47's soles 3 walk at 0.93-0.95)."""
     from pathlib import Path
 
     from gaitsim.catalog import load_catalog

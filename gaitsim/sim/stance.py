@@ -342,7 +342,8 @@ SOLE_FOLLOW = 0.5
 # pull to the reference is a spring with little damping through a capped ankle: the free
 # raptor's speed surged about its reference's, 0.2-0.35 m/s for 2.5 s (0.5 m behind), then
 # 0.7-0.9 m/s, overshooting, until it fell (5.8 s); the free mechanic on MuJoCo surged the
-# same way (+-0.6 m by 9 s). Measured free, 10 s, from start seeds 0-5, gains 0 / 0.15 /
+# same way (+-0.6 m by 9 s). Measured on stop 46's soles (0.4 as wide as long; stop 47's
+# figures on today's are in docs/bipeds.md): free, 10 s, from start seeds 0-5, gains 0 / 0.15 /
 # 0.3 / 0.45: the raptor on flat ground, 5 deg slopes, 1 cm rough ground, the 1.5 m arc
 # and 0.2 m/s pushes either way walks 6 / 20 / 24 / 20 of 42 runs; at 0.3 the free
 # mechanic 42 of 42 on the same conditions with 0.3 m/s pushes (39 at 0), on MuJoCo 6 of 6
