@@ -52,6 +52,7 @@ class UpperTally:
         names += ["head", "head_quat"] if head else []
         self._rows: dict[str, list] = {k: [] for k in names}  # steps not yet in _arrays
         self._arrays: dict[str, np.ndarray] = {}  # the earlier steps, as arrays
+        self._buffers: dict[str, np.ndarray] = {}  # their storage (``_record``)
         self._n = 0
 
     def __len__(self) -> int:
@@ -84,7 +85,8 @@ class UpperTally:
         return self.values
 
     def _record(self) -> dict[str, np.ndarray]:
-        """Every step so far as arrays (the new steps converted once, then kept)."""
+        """Every step so far as arrays (the new steps converted once, then kept): views
+        of buffers that double when full, so a pass copies only its new steps."""
         for k, rows in self._rows.items():
             if not rows:
                 continue
@@ -92,8 +94,16 @@ class UpperTally:
                 new = self._momentum(rows)
             else:
                 new = np.asarray(rows, dtype=float)
-            old = self._arrays.get(k)
-            self._arrays[k] = new if old is None else np.concatenate([old, new])
+            buf = self._buffers.get(k)
+            n0 = 0 if buf is None else len(self._arrays[k])
+            n1 = n0 + len(new)
+            if buf is None or n1 > len(buf):
+                grown = np.empty((max(n1, 2 * n0), *new.shape[1:]))
+                if buf is not None:
+                    grown[:n0] = buf[:n0]
+                self._buffers[k] = buf = grown
+            buf[n0:n1] = new
+            self._arrays[k] = buf[:n1]
             rows.clear()
         return dict(self._arrays)
 
