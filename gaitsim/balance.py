@@ -37,6 +37,13 @@ from .polygon import convex_hull, nearest_in_hull
 
 SWAY_SAMPLES = 240  # table samples per gait cycle
 ZMP_INSET = 0.3  # share of the way from the nearest admissible point to the hull's centroid
+SOLE_ZMP_TOE = 0.8  # soles: the planned ZMP is the centroid of the stance soles' hull with
+# each toe (the sole ahead of the ankle) cut to this share of itself. Its centre, not the
+# point nearest the body's: a plan that puts the centre of pressure near an edge of the
+# sole leaves the stance ankle no reach to catch a push toward that edge (the free
+# raptor's trunk rolled +-6-8 deg about its stance ankle, lifting its trailing sole 0.1 s
+# early; the cut keeps the plan off the toe, which the ankle's cap does not reach:
+# soles.COP_TOE_SHARE)
 ZMP_MARGIN = 0.8  # point feet on a polygon: admissible points lie this share of the vertex
 # centroid's own distance to the nearest edge inside every edge,
 ZMP_MARGIN_G = 0.25  # but no deeper than this many g of unplanned horizontal acceleration
@@ -108,21 +115,24 @@ def zmp_path(feet_xy: np.ndarray, stance: np.ndarray, inset: float = ZMP_INSET, 
     (three or more not on one line) the admissible points are those ``margin`` of the
     vertex centroid's own edge distance, but no more than ``cap`` (m), inside every edge
     (``nearest_with_margin``: the origin itself when it is that deep inside); otherwise
-    (one or two feet, feet on a line, soles) the whole hull (``nearest_in_hull``). No foot
-    down: the origin. With ``soles`` (per leg: heel, toe, half width), a foot's support is
-    its sole, not its point: the ZMP may sit anywhere on the sole, so the body need not
-    sway as far. ``sway_table`` passes a ``cap`` of ``ZMP_MARGIN_G`` standing heights."""
+    (one or two feet, feet on a line) the whole hull (``nearest_in_hull``). No foot down:
+    the origin. With ``soles`` (per leg: heel, toe, half width), a foot's support is its
+    sole, not its point, and the ZMP is the centroid of the stance soles' hull with each
+    toe cut to SOLE_ZMP_TOE of itself (``inset`` and ``margin`` do not apply): the
+    middle of what the stance ankles can hold, so they have reach left either way.
+    ``sway_table`` passes a ``cap`` of ``ZMP_MARGIN_G`` standing heights."""
     out = np.zeros((len(feet_xy), 2))
     origin = np.zeros(2)
     for k, (xy, st) in enumerate(zip(feet_xy, stance, strict=True)):
         if not np.any(st):
             continue
-        if soles is None:
-            pts = xy[st]
-        else:
-            pts = _sole_points(xy[st], [q for q, on in zip(soles, st, strict=True) if on])
-        hull = convex_hull(pts, COLLINEAR_TOL)
-        if soles is None and len(hull) >= 3:
+        if soles is not None:
+            held = [(heel, SOLE_ZMP_TOE * toe, half)
+                    for (heel, toe, half), on in zip(soles, st, strict=True) if on]  # fmt: skip
+            out[k] = convex_hull(_sole_points(xy[st], held), COLLINEAR_TOL).mean(axis=0)
+            continue
+        hull = convex_hull(xy[st], COLLINEAR_TOL)
+        if len(hull) >= 3:
             near = nearest_with_margin(origin, hull, margin, cap)
         else:
             near = nearest_in_hull(origin, hull)

@@ -236,27 +236,42 @@ def test_the_sway_table_is_remembered_read_only_and_equal_to_working_it_out():
 
 def test_zmp_on_soles_sits_on_the_sole_by_hand():
     """One left foot at (0.05, 0.1) on a sole reaching 0.02 back, 0.06 ahead, 0.03 to each
-    side: the sole's point nearest the body centre is its inner heel corner (0.03, 0.07),
-    then 0.3 of the way to the corners' centroid (0.07, 0.1): (0.042, 0.079). A point foot
-    puts it at the foot itself."""
+    side: with the toe cut to SOLE_ZMP_TOE (0.8: 0.048 ahead), the sole's corners span x
+    0.03-0.098 and y 0.07-0.13, so the ZMP is their centre (0.064, 0.1), whatever
+    ``inset``. Two feet side by side at (0, +-0.1): the centre of both, ((0.048 - 0.02) / 2,
+    0). A point foot puts it at the foot itself."""
+    from gaitsim import balance
+
+    assert balance.SOLE_ZMP_TOE == 0.8
     feet = np.array([[[0.05, 0.1]]])
     st = np.array([[True]])
-    got = zmp_path(feet, st, soles=[(0.02, 0.06, 0.03)])[0]
-    assert got == pytest.approx((0.03 + 0.3 * 0.04, 0.07 + 0.3 * 0.03))
+    sole = (0.02, 0.06, 0.03)
+    assert zmp_path(feet, st, soles=[sole])[0] == pytest.approx((0.064, 0.1))
+    assert zmp_path(feet, st, inset=0.0, soles=[sole])[0] == pytest.approx((0.064, 0.1))
+    both = np.array([[[0.0, 0.1], [0.0, -0.1]]])
+    got = zmp_path(both, np.ones((1, 2), bool), soles=[sole, sole])[0]
+    assert got == pytest.approx((0.014, 0.0), abs=1e-12)
     assert zmp_path(feet, st)[0] == pytest.approx((0.05, 0.1))
 
 
-def test_a_biped_on_soles_sways_less_than_on_points():
-    from gaitsim import Walker
+def test_a_biped_plans_its_zmp_at_the_stance_sole_s_centre():
+    """On one foot the mechanic's planned ZMP is that sole's centre with the toe cut to
+    SOLE_ZMP_TOE: (SOLE_ZMP_TOE toe - heel) / 2 ahead of the ankle, level with it, so the
+    stance ankle keeps reach both ways; the sway that follows it keeps the centre of mass
+    within the feet's span sideways."""
+    from gaitsim import Walker, balance
 
     w = Walker("mechanic", sway=1.0)
-    soled = np.abs(w._balance_table()).max(axis=0)
-    legs = tuple(dataclasses.replace(leg, foot="sphere") for leg in w.gait.legs)
-    points = Walker(dataclasses.replace(w.entry, gait=dataclasses.replace(w.gait, legs=legs)),
-                    sway=1.0)  # fmt: skip
-    pointed = np.abs(points._balance_table()).max(axis=0)
-    # sideways: 21 against 29 mm (the ZMP may sit on the sole's inner edge)
-    assert soled[1] < 0.8 * pointed[1], (soled, pointed)
+    local, stance, _, _, soles = w._balance_plan()
+    zmp = zmp_path(local, stance, soles=soles)
+    one = stance.sum(axis=1) == 1
+    assert one.any()
+    heel, toe, _ = soles[0]
+    ahead = 0.5 * (balance.SOLE_ZMP_TOE * toe - heel)
+    foot = local[one, np.argmax(stance[one], axis=1)]
+    np.testing.assert_allclose(zmp[one], foot + np.array([ahead, 0.0]), atol=1e-12)
+    sway = w._balance_table()
+    assert np.abs(sway[:, 1]).max() < np.abs(local[..., 1]).max()
 
 
 def test_the_sway_margin_is_capped_by_the_standing_height():

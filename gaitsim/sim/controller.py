@@ -980,17 +980,23 @@ class GaitController:
         tau, forces = self._stance_load(sensed, mrot)
         self.robot.command_joint_list(q2, v, kp, forces)
         if self.soles is not None:
-            lim = None
-            if self.config.ankle_cop > 0.0:
-                lim = self.soles.cop_limits(sensed.foot_forces, self.planner.stance,
-                                            self.robot.ankle_effort, self.config.ankle_cop)
-            self.robot.command_ankles(self.soles.ankles(
-                q2, (self._vrot, mrot), self._virtual_shares(), targets, self._facing),
-                forces=lim, kp=self._foot_gains)  # fmt: skip
+            self._command_ankles(sensed, q2, mrot, targets)
         if self.upper is not None:
             self._command_upper(sensed)
         self._physics(tau, ds, ref[2], ref2[2])
         self._sense(ref, targets, short)
+
+    def _command_ankles(self, sensed, q2, mrot, targets) -> None:
+        """Command the soles' ankles for the legs' commands ``q2``: their position targets
+        (``SoleDriver.ankles``) and, with ``ankle_cop``, the torque ranges that keep each
+        sole's centre of pressure on it (``SoleDriver.cop_limits``)."""
+        lim = bias = None
+        if self.config.ankle_cop > 0.0:
+            lim, bias = self.soles.cop_limits(sensed.foot_forces, self.planner.stance,
+                                              self.robot.ankle_effort, self.config.ankle_cop)
+        q = self.soles.ankles(q2, (self._vrot, mrot), self._virtual_shares(), targets,
+                              self._facing)  # fmt: skip
+        self.robot.command_ankles(q, forces=lim, kp=self._foot_gains, bias=bias)
 
     def _zmp_shift(self, pos, pos2) -> tuple[float, float]:
         """The reference pendulum's zero-moment point less its centre of mass, x and y,

@@ -31,8 +31,9 @@ no-op) on a walker without it: the upper body (``Body.upper_joint_names``):
 (``Body.ankle_joint_names``): ``home_ankles`` (the soles flat in the home pose),
 ``flat_ankles(q)``, ``ankle_names``, ``ankle_effort`` / ``ankle_lower`` / ``ankle_upper``,
 ``set_ankle_positions(q)``, ``ankle_state()`` -> (positions, velocities),
-``command_ankles(q, v, kp, forces)`` (PyBullet's position motor, DEFAULT_KP and
-DEFAULT_KD, forces ``Body.ankle_effort`` by default), Sensed's ``ankle_positions`` and
+``command_ankles(q, v, kp, forces, bias)`` (PyBullet's position motor, DEFAULT_KP and
+DEFAULT_KD, forces ``Body.ankle_effort`` by default; the torque range [bias - forces,
+bias + forces], bias 0 by default), Sensed's ``ankle_positions`` and
 ``foot_cops`` (each foot's ground centre of pressure, world, None off the ground; both
 ``()`` on sphere feet). A sole's foot link has its origin at the ankle joint: ``feet`` and
 ``foot_positions`` report the ankles, the point the gait plans.

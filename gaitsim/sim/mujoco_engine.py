@@ -671,10 +671,12 @@ class MujocoRobot(RobotBase):
         """The ankles' joint positions and velocities, each (n,) (empty on sphere feet)."""
         return self.data.qpos[self._aqadr].copy(), self.data.qvel[self._avadr].copy()
 
-    def command_ankles(self, q, v=None, kp=None, forces=None) -> None:
+    def command_ankles(self, q, v=None, kp=None, forces=None, bias=None) -> None:
         """The ankles' position motors: PyBullet's law (as ``command_joint_list``) with
         position gains ``kp`` (default DEFAULT_KP; a scalar or (n,)), DEFAULT_KD and force
-        limits ``forces`` (N m; default ``Body.ankle_effort``). Nothing on sphere feet."""
+        limits ``forces`` (N m; default ``Body.ankle_effort``); ``bias`` (n,) shifts each
+        joint's torque range to [bias - force, bias + force] (MuJoCo's force range is
+        asymmetric as it stands). Nothing on sphere feet."""
         n = len(self._aqadr)
         if not n:
             return
@@ -683,8 +685,9 @@ class MujocoRobot(RobotBase):
         f = self.ankle_effort if forces is None else np.asarray(forces, dtype=float)
         m.actuator_gainprm[a0:, 0] = self._adamping * DEFAULT_KD
         m.actuator_biasprm[a0:, 2] = -self._adamping * DEFAULT_KD
-        m.actuator_forcerange[a0:, 0] = -f
-        m.actuator_forcerange[a0:, 1] = f
+        b = 0.0 if bias is None else np.asarray(bias, dtype=float)
+        m.actuator_forcerange[a0:, 0] = b - f
+        m.actuator_forcerange[a0:, 1] = b + f
         self._rates[self._sa] = kp * self.gain_scale / DEFAULT_KD / self.world.dt
         self._target[self._sa] = q
         self._vel[self._sa] = 0.0 if v is None else v

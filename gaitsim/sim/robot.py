@@ -152,6 +152,7 @@ class Robot(RobotBase):
         self._index_joints()
         self._removed = False
         self._held = None  # feedforward torques held until the next command (chain order)
+        self._ankle_bias = None  # ... and on the ankles (``command_ankles``)
         world._holders.append(self)
         self._all_links = sorted(self.link_names)
         self._mass_list = self._link_mass.tolist()
@@ -324,14 +325,18 @@ class Robot(RobotBase):
         states = p.getJointStates(self.body_id, self._ankles, physicsClientId=self.client)
         return np.array([s[0] for s in states]), np.array([s[1] for s in states])
 
-    def command_ankles(self, q, v=None, kp=None, forces=None) -> None:
+    def command_ankles(self, q, v=None, kp=None, forces=None, bias=None) -> None:
         """Position-command the ankles' joints to ``q`` (n,) with target velocities ``v``
         (default 0): PyBullet's motor with position gains ``kp`` (default DEFAULT_KP; a
         scalar or (n,)), DEFAULT_KD and force limits ``forces`` (N m; default
-        ``Body.ankle_effort``). Nothing on sphere feet."""
+        ``Body.ankle_effort``). ``bias`` (n,) shifts each joint's torque range to [bias -
+        force, bias + force]: PyBullet's motor limit is symmetric, so the bias is held on
+        the joint as a torque (``World.step`` re-applies it every physics step) and the
+        motor acts on top of it. Nothing on sphere feet."""
         if not self._ankles:
             return
         n = len(self._ankles)
+        self._ankle_bias = None if bias is None or not any(bias) else [float(b) for b in bias]
         if self._ankle_motor is None:  # the defaults: built once (held every substep)
             self._ankle_motor = ([DEFAULT_KP * self.gain_scale] * n, [DEFAULT_KD] * n,
                                  self.ankle_effort.tolist())  # fmt: skip
@@ -371,7 +376,7 @@ class Robot(RobotBase):
 
     def reset_base(self, position, orientation=(0.0, 0.0, 0.0, 1.0)) -> None:
         """Teleport the base to a pose and zero its velocity; drop held feedforward torques."""
-        self._held = None
+        self._held = self._ankle_bias = None
         cid = self.client
         p.resetBasePositionAndOrientation(
             self.body_id,
@@ -578,10 +583,17 @@ class Robot(RobotBase):
         self._held = [float(t) for t in tau]
 
     def _apply_held(self) -> None:
-        p.setJointMotorControlArray(
-            self.body_id, self._joints, p.TORQUE_CONTROL, forces=self._held,
-            physicsClientId=self.client,
-        )  # fmt: skip
+        """Apply the held feedforward torques (legs, ankles) for one physics step."""
+        if self._held is not None:
+            p.setJointMotorControlArray(
+                self.body_id, self._joints, p.TORQUE_CONTROL, forces=self._held,
+                physicsClientId=self.client,
+            )  # fmt: skip
+        if self._ankle_bias is not None:
+            p.setJointMotorControlArray(
+                self.body_id, self._ankles, p.TORQUE_CONTROL, forces=self._ankle_bias,
+                physicsClientId=self.client,
+            )  # fmt: skip
 
     def apply_base_wrench(self, force, torque) -> None:
         """A world-frame force at the base's origin and a torque on the base, for the next

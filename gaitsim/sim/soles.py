@@ -26,6 +26,11 @@ from ..feet import (
 from ..terrain import Flat
 
 ANKLE_FLOOR = 0.05  # a stance ankle's force limit is at least this share of its effort
+COP_TOE_SHARE = 0.6  # a stance ankle's pitch may put the centre of pressure this share of
+# the toe ahead of the ankle (behind it: the whole heel). The whole toe lets the ankle
+# vault the body off its toe late in the stance, the heel's length ahead (a symmetric cap)
+# leaves no reach to catch a forward topple: with the planned ZMP at the sole's centre the
+# free mechanic ran ahead and fell up and down 5 deg from every start
 
 
 class SoleDriver:
@@ -145,24 +150,41 @@ class SoleDriver:
         return np.array([w for w, sole in zip(shares, self.soles, strict=True)
                          for _ in sole.joints])  # fmt: skip
 
-    def cop_limits(self, normal, stance, full, share: float = 1.0) -> list[float]:
-        """Ankle force limits (N m, ``ankle_joint_names`` order) that keep each stance
-        sole's centre of pressure on it: the foot's ``normal`` force (N) times ``share`` of
-        its lever, the heel for pitch (PyBullet's limit is symmetric: the shorter side),
-        half the width for roll and yaw; at least ANKLE_FLOOR of the ``full`` effort (a
-        foot not yet loaded still sets its sole), at most the full effort; swing ankles:
-        the full effort. An ankle servo pushing harder would roll the sole onto an edge,
-        and the body over it (the raptor rolled onto its heels)."""
-        levers = []
+    def cop_limits(self, normal, stance, full, share: float = 1.0):
+        """Ankle torque ranges (N m, ``ankle_joint_names`` order) that keep each sole's
+        centre of pressure on it, as (limit, bias): the torque may lie in [bias - limit,
+        bias + limit]. The foot's ``normal`` force (N) times ``share`` of its lever:
+        pitch from the whole heel behind the ankle to COP_TOE_SHARE of the toe ahead of
+        it; roll half the width either way; yaw free (the sole's friction holds its
+        turn). A limit is at least ANKLE_FLOOR of the ``full`` effort (a foot not yet
+        loaded still sets its sole) and at most the full effort. A swing ankle has the
+        full effort, but a lifting foot's pitch keeps its stance range while its sole still
+        touches the ground: given its whole effort at the planned lift-off, the ankle
+        turned its toe onto the ground toward the planned toe-off in one control step,
+        which struck the toe down again (the raptor's second touchdown a stance) and
+        threw the body up (uphill, off its new stance heel). An ankle servo pushing harder
+        than its range would roll the sole onto an edge, and the body over it."""
+        limits, bias = [], []
         for i, sole in enumerate(self.soles):
-            f = max(float(normal[i]), 0.0) * share if stance[i] else math.inf
+            f = max(float(normal[i]), 0.0) * share
+            touching = stance[i] or f > 0.0
             for joint in sole.joints:
-                if joint in ("ankle_yaw", HIP_YAW_JOINT):  # the sole's friction holds
-                    levers.append(math.inf)  # its turn, not its centre of pressure
+                top = full[len(limits)]
+                if joint in ("ankle_yaw", HIP_YAW_JOINT) or not touching or (
+                        joint != "ankle_pitch" and not stance[i]):  # fmt: skip
+                    limits.append(top)
+                    bias.append(0.0)
+                    continue
+                if joint == "ankle_pitch":  # behind: the heel; ahead: part of the toe
+                    lo, hi = -f * self._heel[i], f * COP_TOE_SHARE * self._toe[i]
                 else:
-                    levers.append(f * (self._heel[i] if joint == "ankle_pitch"
-                                       else 0.5 * self._width[i]))  # fmt: skip
-        return [min(max(v, ANKLE_FLOOR * top), top) for v, top in zip(levers, full, strict=True)]
+                    hi = f * 0.5 * self._width[i]
+                    lo = -hi
+                half, mid = max(0.5 * (hi - lo), ANKLE_FLOOR * top), 0.5 * (hi + lo)
+                lo, hi = max(mid - half, -top), min(mid + half, top)
+                limits.append(0.5 * (hi - lo))
+                bias.append(0.5 * (hi + lo))
+        return limits, bias
 
     def width(self, i: int) -> float:
         """Leg ``i``'s sole width (m)."""

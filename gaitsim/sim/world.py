@@ -197,7 +197,7 @@ class World(WorldBase):
         if given, is called before each of the engine's own steps with its length (s): here
         once per world step (the assist's explicit wrench)."""
         cid, n = self.client, int(n)
-        held = [r for r in self._holders if r._held is not None]
+        held = [r for r in self._holders if r._held is not None or r._ankle_bias is not None]
         dt = self.dt
         for _ in range(n):
             for r in held:
