@@ -212,13 +212,13 @@ def test_the_free_raptor_walks_20_s_of_flat_ground(seed):
     soles from seven start points, the default and 0-5: 6 of 7 walk 20 s, start 1 falling
     at 17.9 s; without the speed gain 3 of 6 walk 10 s, and these two starts fall at 5.8
     and 6.0 s; on stop 47's soles 6 of 6 walk 20 s, the default and 1-5). Each stance's
-    first touch is toe up and its last lift-off toe down, by the issue's 5 deg."""
+    first touch is toe up and its last lift-off toe down, by the issue's 5 deg. Since stop
+    48 (the planned ZMP at the stance sole's centre, the lifting ankle held) these two
+    starts walk 10 s without the speed gain too (0.97-0.99 of its speed)."""
     s = simulate("raptor", seconds=20.0, config=FREE, seed=seed).summary
     assert s["verdict"] == "walked", s["verdict_reason"]
     assert 0.85 <= s["speed_ratio"] <= 1.15
     assert s["sole_pitch_deg_at_touchdown"] <= -5.0 and s["sole_pitch_deg_at_liftoff"] >= 5.0
-    plain = dataclasses.replace(FREE, speed_gain=0.0)
-    assert simulate("raptor", seconds=10.0, config=plain, seed=seed).summary["fell"]
 
 
 @pytest.mark.slow
@@ -385,7 +385,8 @@ def test_biped_free_runs_a_users_catalog_and_says_what_is_wrong_with_one(tmp_pat
 @pytest.mark.slow
 def test_a_biped_falls_free_at_a_slow_tempo_and_walks_at_a_brisk_one():
     """The free bipeds' envelope is the gait's tempo (README): generated biped 48 (cycle
-    1.09 pendulum periods) falls within two seconds and walks at 0.5 (``biped_free.at_tempo``,
+    1.09 pendulum periods) falls within a few seconds (within 2 s until stop 47, 3.3 s since stop
+    48) and walks at 0.5 (``biped_free.at_tempo``,
     its stride unchanged). The mechanic at 0.5 m/s (0.71 periods) walks from start point 1
     (measured from six start points: 1 walked, 2 at a ``stance.SOLE_FOLLOW`` of 0, 5 at
     stop 32, when its sole corners were sized to their sink; the default start falls at
@@ -397,7 +398,7 @@ def test_a_biped_falls_free_at_a_slow_tempo_and_walks_at_a_brisk_one():
     assert s["verdict"] == "walked", s["verdict_reason"]
     own = bf.entry_of("seed48", "derived")
     s = simulate(own, seconds=10.0, config=FREE).summary
-    assert s["verdict"] == "fell" and s["time_to_fall_s"] < 2.0
+    assert s["verdict"] == "fell" and s["time_to_fall_s"] < 4.0
     brisk = bf.entry_of("seed48", "derived", tempo=0.5)
     assert brisk.gait.clip_speed > 2.0 * own.gait.clip_speed
     for seed in (None, 1):
@@ -410,9 +411,9 @@ def test_a_biped_falls_free_at_a_slow_tempo_and_walks_at_a_brisk_one():
 def test_a_user_written_biped_walks_free_on_flat_ground():
     """The wader of ``experiments/awkward_walkers.json`` (a user's biped on forward knees,
     duty 0.62, its feet derived) walks 10 s of flat ground free from the default start,
-    on speed; without the speed gain it falls (measured from three starts, the default and
-    seeds 1-2, on stop 46's narrower soles: 3 walk at 0.88-0.93 of its speed, 1 without the
-    gain; on stop 47's soles 3 walk at 0.93-0.95)."""
+    on speed (measured from three starts, the default and seeds 1-2, on stop 46's narrower
+    soles: 3 walk at 0.88-0.93 of its speed, 1 without the speed gain; on stop 47's soles 3
+    walk at 0.93-0.95; since stop 48 the default start walks without the speed gain too)."""
     from pathlib import Path
 
     from gaitsim.catalog import load_catalog
@@ -422,5 +423,3 @@ def test_a_user_written_biped_walks_free_on_flat_ground():
     s = simulate(wader, seconds=10.0, config=FREE).summary
     assert s["verdict"] == "walked", s["verdict_reason"]
     assert 0.85 <= s["speed_ratio"] <= 1.15
-    plain = dataclasses.replace(FREE, speed_gain=0.0)
-    assert simulate(wader, seconds=10.0, config=plain).summary["fell"]
