@@ -10,11 +10,12 @@ ZMP ``p`` there.
 
 Here, per gait cycle (pure numpy, the kinematics layer):
 
-- ``zmp_path``: the ZMP the plan asks for at each phase: the point nearest the body
-  centre that keeps a margin inside the stance feet's polygon (a share of its centroid's
-  own distance to the nearest edge; on a two-foot line, or soles, the hull itself), moved
-  ``inset`` of the way toward the hull's centroid, so it stays off the edges (on a
-  two-foot line it stays on the line). Without the margin a three-legged phase of a
+- ``zmp_path``: the ZMP the plan asks for at each phase: for point feet the point
+  nearest the body centre that keeps a margin inside the stance feet's polygon (a share
+  of its centroid's own distance to the nearest edge; on a two-foot line the hull
+  itself), moved ``inset`` of the way toward the hull's centroid, so it stays off the
+  edges (on a two-foot line it stays on the line); for soles the centre of the stance
+  soles (their toes cut to SOLE_ZMP_TOE). Without the margin a three-legged phase of a
   heavy, long-legged walk left the ZMP 30 % in from the edge, and the body rolled
   enough to lift stance feet;
 - ``periodic_lip``: the one periodic centre-of-mass path whose pendulum has that ZMP
