@@ -79,32 +79,25 @@ def momentum_rate(t, momentum_z) -> np.ndarray:
     return np.gradient(_smooth(np.asarray(momentum_z, dtype=float), _lowpass_n(t)), t)
 
 
-def free_moment(t, momentum_z, com, feet, foot_forces, mass: float,
-                rate: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+def free_moment(t, momentum_z, com, feet, foot_forces, mass: float) -> np.ndarray:
     """The ground's vertical moment about the centre of pressure at each step (N m); nan
     where no foot carries load. Shapes: t (T,), momentum_z (T,), com (T, 3), feet (T, L, 3),
-    foot_forces (T, L). ``rate``: ``momentum_rate(t, momentum_z)`` if the caller has it
-    (the same array; default: worked out here)."""
+    foot_forces (T, L)."""
     t = np.asarray(t, dtype=float)
-    n = _lowpass_n(t)
     com = np.asarray(com, dtype=float)
-    if rate is None:
-        rate, acc = _rate_and_acceleration(t, momentum_z, com, n)
-    else:
-        acc = _rate_and_acceleration(t, None, com, n)[1]
+    rate, acc = _rate_and_acceleration(t, momentum_z, com, _lowpass_n(t))
     return _cop_moment(rate, acc, com, feet, foot_forces, mass)
 
 
 def _rate_and_acceleration(t, momentum_z, com, n: int):
-    """``momentum_rate`` (None without ``momentum_z``) and the centre of mass's low-passed
-    horizontal acceleration (T, 2), the smoothed series differentiated side by side: one
-    np.gradient along the steps works out each column with the arithmetic it would on its
-    own (the same numbers, a third of the calls)."""
-    cols = [_smooth(com[:, 0], n), _smooth(com[:, 1], n)]
-    if momentum_z is not None:
-        cols.append(_smooth(np.asarray(momentum_z, dtype=float), n))
+    """``momentum_rate`` and the centre of mass's low-passed horizontal acceleration (T, 2),
+    the smoothed series differentiated side by side: one np.gradient along the steps works
+    out each column with the arithmetic it would on its own (the same numbers, a third of
+    the calls)."""
+    cols = [_smooth(com[:, 0], n), _smooth(com[:, 1], n),
+            _smooth(np.asarray(momentum_z, dtype=float), n)]  # fmt: skip
     d = np.gradient(np.stack(cols, 1), t, axis=0)
-    return (d[:, 2] if momentum_z is not None else None), np.gradient(d[:, :2], t, axis=0)
+    return d[:, 2], np.gradient(d[:, :2], t, axis=0)
 
 
 def _cop_moment(dh, acc, com, feet, foot_forces, mass: float) -> np.ndarray:
