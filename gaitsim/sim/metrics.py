@@ -348,8 +348,8 @@ FLUSH_ROWS = 4096  # rows a ``Recorder.flush`` moves into the columns at a time
 @dataclass
 class Recorder:
     """Per-control-step arrays appended by the controller (lists until ``arrays()``). Rows
-    appended to a ``rows`` table reach ``data`` when it is read through ``arrays``, ``len``
-    or ``columns``, or on ``flush()``."""
+    appended to a ``rows`` table reach ``data`` when it is read through ``arrays`` or
+    ``len``, or on ``flush()``."""
 
     n_legs: int
     data: dict = field(default_factory=dict)
@@ -360,19 +360,12 @@ class Recorder:
         for k, v in row.items():
             self.data.setdefault(k, []).append(v)
 
-    def columns(self, keys) -> list[list]:
-        """The lists that ``keys`` are recorded in (created as ``add`` creates them): a
-        loop that records the same keys every step appends to them directly, without
-        building a dict of its row each time."""
-        self.flush()
-        return [self.data.setdefault(k, []) for k in keys]
-
     def rows(self, keys) -> list:
         """A list for whole rows of ``keys`` (each a tuple of their values, in that order):
         a loop that records the same keys every step appends one tuple, cheaper than an
-        append per key. The keys' columns are created now (so ``data`` keeps the order
-        ``columns`` would give it); ``data``'s readers (``arrays``, ``len``, ``columns``)
-        move the rows into them first (``flush``)."""
+        append per key. The keys' columns are created now (so ``data`` keeps the order the
+        keys were first recorded in); ``data``'s readers (``arrays``, ``len``) move the
+        rows into them first (``flush``)."""
         keys = tuple(keys)
         for k in keys:
             self.data.setdefault(k, [])
