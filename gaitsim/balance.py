@@ -51,6 +51,8 @@ ZMP_MARGIN_G = 0.25  # but no deeper than this many g of unplanned horizontal ac
 # would move the pendulum's ZMP (that times the standing height)
 
 
+SLIVER = 1e-6  # a hull whose centroid lies less than this share of its size from an edge
+#   has no inside to keep a margin in (0.3 um on a 0.3 m sole): its nearest point is used
 COLLINEAR_TOL = 1e-15  # a foot that turns the hull by less is on its neighbours' line
 
 
@@ -60,7 +62,8 @@ def nearest_with_margin(p, hull: np.ndarray, share: float, cap: float = np.inf) 
     to its nearest edge, or ``cap`` (m) if that is less: ``p`` itself when that deep
     inside, else the nearest point of the shrunk polygon (on one of its edges or at one of
     its corners). The centroid is always in the shrunk polygon (``share`` <= 1), so there
-    is an answer."""
+    is an answer. A sliver (centroid within ``SLIVER`` of the hull's size of an edge, where
+    the shrunk polygon's corners are ill-conditioned) gives the hull's nearest point."""
     p = np.asarray(p, dtype=float)
     edges = np.roll(hull, -1, axis=0) - hull
     normal = np.stack([edges[:, 1], -edges[:, 0]], axis=1)  # outward (counter-clockwise)
@@ -69,7 +72,7 @@ def nearest_with_margin(p, hull: np.ndarray, share: float, cap: float = np.inf) 
     centre = hull.mean(axis=0)
     depth = float(np.min(offset - normal @ centre))
     size = float(np.max(np.abs(hull - centre)))
-    if depth <= 1e-9 * size:  # a sliver: no inside to keep a margin in
+    if depth <= SLIVER * size:  # a sliver: no inside to keep a margin in
         return nearest_in_hull(p, hull)
     limit = offset - min(share * depth, cap)
     slack = 1e-12 * (1.0 + float(np.max(np.abs(offset))))

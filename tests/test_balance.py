@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gaitsim.balance import (
+    SLIVER,
     SWAY_SAMPLES,
     nearest_with_margin,
     periodic_lip,
@@ -120,7 +121,10 @@ def test_the_margin_point_keeps_its_margin_and_no_such_point_is_nearer(pts, p, s
     flags = [True] * len(hull)
     if len(hull) < 3:
         return
-    need = min(share * support_margin(hull.mean(axis=0), hull, flags), cap)
+    centre = hull.mean(axis=0)
+    if support_margin(centre, hull, flags) <= SLIVER * np.max(np.abs(hull - centre)):
+        return  # a sliver: test_a_sliver_gives_its_nearest_point
+    need = min(share * support_margin(centre, hull, flags), cap)
     q = nearest_with_margin(p, hull, share, cap)
     assert support_margin(q, hull, flags) >= need - 1e-9
     rng = np.random.default_rng(1)
@@ -129,6 +133,21 @@ def test_the_margin_point_keeps_its_margin_and_no_such_point_is_nearer(pts, p, s
     d = np.hypot(*(np.asarray(p) - q))
     assert np.all(np.hypot(*(samples[keep] - np.asarray(p)).T) >= d - 1e-9)
 
+
+
+def test_a_sliver_gives_its_nearest_point():
+    """A triangle 1.2e-7 m wide on a 2 m base (the sliver that once broke the property
+    above by 2e-9 m: its shrunk corners are ill-conditioned) gives the hull's nearest
+    point, at any share; a triangle 1e-3 m wide still keeps its margin."""
+    sliver = np.array([[-1.0, 0.0], [1.0, 0.0], [0.3, 1.2e-7]])
+    for share in (0.0, 0.5, 1.0):
+        q = nearest_with_margin((0.2, 0.5), sliver, share)
+        assert q == pytest.approx(nearest_in_hull(np.array([0.2, 0.5]), sliver), abs=1e-12)
+    thin = np.array([[-1.0, 0.0], [1.0, 0.0], [0.3, 1e-3]])
+    flags = [True] * 3
+    q = nearest_with_margin((0.2, 0.5), thin, 0.5)
+    need = 0.5 * support_margin(thin.mean(axis=0), thin, flags)
+    assert support_margin(q, thin, flags) == pytest.approx(need, rel=1e-6)
 
 
 @given(st.lists(st.floats(-1.0, 1.0), min_size=3, max_size=64),
