@@ -916,6 +916,9 @@ class GaitController:
             (zx, zy), (mx, my) = self._zmp_arm, moment
             moment = (mx + zx, my + zy)
         shares = load.load_shares(avail, arms, moment, cfg.min_load)
+        # (on soles the ankles' points: a line in double support, so a biped's stance legs
+        # stay stiff; the soles' area, which the summary's margin uses, left the generated
+        # bipeds' walks at 19 of 144 and their load split unmoved: docs/bipeds.md, stop 49)
         margin = support_margin(sensed.com, sensed.feet, plan.stance)
         stiff = load.stiffness_blend(margin, cfg.margin_band * self._stand_h)
         q, full = sensed.joint_positions, self._full_forces

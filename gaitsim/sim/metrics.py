@@ -444,6 +444,46 @@ def unrolled_feet(feet, foot_quat, soles, normals=None) -> np.ndarray:
     return np.asarray(feet, float) - (g * dx[..., None] + n * dz[..., None])
 
 
+def sole_support_points(feet, foot_quat, soles, normals=None):
+    """The ground points (T, L, 4, 2) that each sole stands on, x and y, and which of them
+    bear (T, L, 4): a sole flat within SOLE_FLAT_DEG, its four corners; rolled toe down,
+    its toe edge's two; toe up, its heel edge's two. Laid out from the unrolled ankle
+    (``unrolled_feet``: where the edge it stands on meets the ground) along the sole's
+    forward axis on the ground."""
+    g, pitch = sole_on_ground(foot_quat, normals)
+    u = unrolled_feet(feet, foot_quat, soles, normals)
+    fwd = g[..., :2] / np.linalg.norm(g[..., :2], axis=-1, keepdims=True)
+    side = np.stack([-fwd[..., 1], fwd[..., 0]], axis=-1)
+    heel = np.array([q.heel for q in soles])[:, None]
+    toe = np.array([q.toe for q in soles])[:, None]
+    half = np.array([0.5 * q.width for q in soles])[:, None]
+    along = np.concatenate([-heel, -heel, toe, toe], axis=1)  # (L, 4): heel, heel, toe, toe
+    across = np.concatenate([-half, half, -half, half], axis=1)
+    pts = (u[..., None, :2] + along[..., None] * fwd[..., None, :]
+           + across[..., None] * side[..., None, :])  # fmt: skip
+    flat = np.radians(SOLE_FLAT_DEG)
+    bears = np.ones(pts.shape[:-1], bool)
+    bears[..., :2] &= (pitch <= flat)[..., None]  # toe down: not the heel
+    bears[..., 2:] &= (pitch >= -flat)[..., None]  # toe up: not the toe
+    return pts, bears
+
+
+def _support_margins(rec: dict, feet, contacts, n: int, soles=None, normals=None):
+    """``support_margin`` of the centre of mass over the first ``n`` samples: on the feet
+    in contact, or for soles (with foot orientations recorded) on the ground points their
+    soles bear on (``sole_support_points``), so two flat soles side by side make an area
+    rather than the line between their ankles."""
+    com = rec["com"]
+    if soles is None or "foot_quat" not in rec or n == 0:
+        return np.array([support_margin(com[k, :2], feet[k, :, :2], contacts[k])
+                         for k in range(n)])  # fmt: skip
+    nrm = None if normals is None else normals[:n]
+    pts, bears = sole_support_points(feet[:n], rec["foot_quat"][:n], soles, nrm)
+    on = bears & contacts[:n, :, None]
+    return np.array([support_margin(com[k, :2], pts[k][on[k]], [True] * int(on[k].sum()))
+                     for k in range(n)])  # fmt: skip
+
+
 def _slip_figures(rec: dict, ok: slice, foot_radius: float, soles=None, normals=None):
     """Per-leg net slips (rolling taken out when the record has foot orientations), and
     every stance's slip, centre travel and slip path, in metres."""
@@ -504,12 +544,7 @@ def summarize(
     duration = float(t[ok][-1] - t[0]) if T > 1 else 0.0
     normals = _ground_normals(feet, soles, sole_ground)
     slips, all_slips, all_travel, all_paths = _slip_figures(rec, ok, foot_radius, soles, normals)
-    margins = np.array(
-        [
-            support_margin(rec["com"][k, :2], feet[k, :, :2], contacts[k])
-            for k in range(0, fall_idx if fell else T)
-        ]
-    )
+    margins = _support_margins(rec, feet, contacts, fall_idx if fell else T, soles, normals)
     finite = margins[np.isfinite(margins)]
     soled = sole_figures(rec, ok, soles, normals) if soles and "foot_quat" in rec else {}
     power = np.abs(rec["torque"] * rec["joint_vel"]).sum(axis=(1, 2))

@@ -55,7 +55,8 @@ class RunSummary:
     shortfall_m_by_leg: list[float]
     foot_tracking_error_mm: float
     max_foot_tracking_error_mm: float
-    min_support_margin_m: float  # -inf when no sample had a foot in contact
+    min_support_margin_m: float  # -inf when no sample had a foot in contact (soles: the
+    # ground their soles bear on, ``metrics.sole_support_points``)
     mean_support_margin_m: float
     max_roll_deg: float
     max_pitch_deg: float
