@@ -30,7 +30,7 @@ from gaitsim.sim.controller import (
     world_substeps,
 )
 from gaitsim.sim.engine import DEFAULT_ENGINE, load_robot
-from gaitsim.sim.metrics import ContactTally, support_margin, tilt_cos
+from gaitsim.sim.metrics import ContactTally, sole_support_margin, support_margin, tilt_cos
 from gaitsim.sim.robot import Robot
 from gaitsim.sim.run import check_sim_hz, physics_walker_options, run_rates
 from gaitsim.sim.world import DisplayError, display_available
@@ -573,7 +573,9 @@ class WalkEnv(gym.Env):
         if short > self._short:
             self._short = short
         if self.run_metrics:
-            margin = support_margin(sensed.com, feet, contacts)  # both read x, y only
+            margin = (support_margin(sensed.com, feet, contacts) if ctl.soles is None
+                      else sole_support_margin(sensed.com, feet, sensed.foot_quaternions,
+                                               contacts, ctl.walker.soles))  # fmt: skip
             if margin < self._margin and margin != -math.inf:  # as summarize(): some foot down
                 self._margin = margin
         self._tally.add(contacts, ctl.stance)

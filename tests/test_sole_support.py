@@ -93,3 +93,33 @@ def test_the_free_mechanic_stands_inside_its_soles_in_double_support():
     assert both.any() and np.nanmax(m[both]) > 0.0
     finite = m[np.isfinite(m)]
     assert r.summary["mean_support_margin_m"] == pytest.approx(float(finite.mean()), rel=1e-9)
+
+
+def test_the_env_reports_the_soles_margin():
+    """The env's ``support_margin_m`` (the smallest so far) is the soles' margin too, step
+    by step, for the free mechanic: checked against ``sole_support_margin`` of each
+    reading, and against the ankles' line, which it is not."""
+    import math
+
+    import gaitsim.envs  # noqa: F401  (registers the envs)
+    import gymnasium as gym
+
+    from gaitsim.sim.metrics import sole_support_margin, support_margin
+
+    env = gym.make("gaitsim/Walk-v0", walker="mechanic", body="free")
+    env.reset(seed=0)
+    ctl = env.unwrapped.controller
+    soles = ctl.walker.soles
+    low = line = math.inf
+    for _ in range(90):
+        _, _, term, trunc, info = env.step(np.zeros(env.action_space.shape))
+        s = ctl.sensed
+        m = sole_support_margin(s.com, s.feet, s.foot_quaternions, s.contacts, soles)
+        if m != -math.inf:
+            low = min(low, m)
+            line = min(line, support_margin(s.com, s.feet, s.contacts))
+        assert info["support_margin_m"] == pytest.approx(low, abs=1e-12)
+        if term or trunc:
+            break
+    assert low > line
+    env.close()

@@ -468,6 +468,15 @@ def sole_support_points(feet, foot_quat, soles, normals=None):
     return pts, bears
 
 
+def sole_support_margin(com, feet, foot_quats, contacts, soles) -> float:
+    """``support_margin`` of one reading of a walker on soles: on the ground points its
+    soles in ``contacts`` bear on (``sole_support_points``, level ground)."""
+    pts, bears = sole_support_points(np.asarray(feet, float)[None],
+                                     np.asarray(foot_quats, float)[None], soles)  # fmt: skip
+    on = bears[0] & np.asarray(contacts, bool)[:, None]
+    return support_margin(com, pts[0][on], [True] * int(on.sum()))
+
+
 def _support_margins(rec: dict, feet, contacts, n: int, soles=None, normals=None):
     """``support_margin`` of the centre of mass over the first ``n`` samples: on the feet
     in contact, or for soles (with foot orientations recorded) on the ground points their
