@@ -466,7 +466,7 @@ def _biped_tempo_note(entry, summary) -> str | None:
         f"step slowly'): a clip_speed of {brisk:.3g} m/s, the stride kept, makes it "
         f"{BRISK_BIPED_TEMPO:g} (the built-in bipeds step at 0.60 and 0.67 and walk free; "
         "of 72 generated bipeds at their own 0.66-1.18, 19 of 144 runs walk, at 0.6 84 of "
-        "144, docs/bipeds.md); --body assist (the default for bipeds) walks it"
+        "144, docs/bipeds.md); --body assist (the default for such a slow biped) walks it"
     )
 
 
@@ -645,7 +645,8 @@ def _walk_scenario(args, entry, video):
 
     body = compile_body(entry)
     given = args.control_hz is not None
-    mode = resolve_body(entry, args.body)  # the walker's own rates on the run's servo clock
+    mode = resolve_body(entry, args.body, getattr(args, "engine", "pybullet"))  # the walker's
+    # own rates on the run's servo clock
     _, args.control_hz, sim_hz = run_rates(body, mode, None, args.control_hz,
                                            getattr(args, "sim_hz", None))  # fmt: skip
     try:
@@ -1023,8 +1024,11 @@ def _body_args(p) -> None:
         "--body",
         choices=["auto", "free", "assist", "kinematic"],
         default="auto",
-        help="auto (default): free for walkers with four or more legs and duty >= 0.5, "
-        "assist for two or three legs, gaits with flight phases (duty < 0.5) and "
+        help="auto (default): free for walkers with four or more legs and duty >= 0.5 "
+        "and, on pybullet, for bipeds on soles without flight phases that step at most "
+        "0.7 pendulum periods a cycle (the built-in mechanic and raptor); "
+        "assist for other two- or three-legged walkers, gaits with flight phases "
+        "(duty < 0.5) and "
         "point-footed gaits that stand on a line long enough for a drift to grow over "
         "15-fold (slow trots "
         "with little four-foot phase; the walk table's line drift growth) and point-footed "

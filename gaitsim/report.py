@@ -39,7 +39,7 @@ class Report(NamedTuple):
 
 def condition_scenario(entry, cond: str, seconds: float, **settings):
     """The Scenario of ``entry`` on condition ``cond`` (a CONDITIONS key) for ``seconds``,
-    with the default body (assist for two or three legs and duty < 0.5) unless ``settings`` say."""
+    with the default body (``sim.run.default_body``) unless ``settings`` say."""
     from .scenario import Scenario
 
     return Scenario.make(
@@ -162,7 +162,9 @@ def _physics_section(cat, catalog, seconds, workers, progress, out: Path,
         "[0.8, 1.2], its mean heading error at most 15 deg, its reach shortfall at most 10 mm "
         "and, with the body assist, the assist under 30 % of its weight; otherwise the first "
         "failing reason), speed ratio, mean stance slip (mm), max reach shortfall (mm). "
-        "Bipeds and gaits with flight phases (duty < 0.5) walk with the body assist.",
+        "Each walker runs on its default body (the cell says which): bipeds on soles that "
+        "step briskly and have no flight phase walk free on PyBullet, other two- and "
+        "three-legged walkers and gaits with flight phases (duty < 0.5) with the body assist.",
         "",
         "| walker (body) | " + " | ".join(CONDITIONS) + " |",
         "| --- " * (len(CONDITIONS) + 1) + "|",

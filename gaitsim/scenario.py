@@ -214,15 +214,16 @@ def _finite(value: float, flag: str, *, positive: bool = False) -> float:
     return value
 
 
-def resolve_body(entry: Entry, body: str) -> str:
-    """``body`` with ``auto`` resolved for ``entry`` (``gaitsim.sim.run.default_body``)."""
+def resolve_body(entry: Entry, body: str, engine: str = "pybullet") -> str:
+    """``body`` with ``auto`` resolved for ``entry`` on ``engine``
+    (``gaitsim.sim.run.default_body``)."""
     if body not in BODY_CHOICES:
         raise ScenarioError(f"body must be one of {', '.join(BODY_CHOICES)}, got {body!r}")
     if body != "auto":
         return body
     from .sim.run import default_body
 
-    return default_body(entry)
+    return default_body(entry, engine)
 
 
 DEFAULT_PUSH_AT_S = 5.0  # a push sweep pushes at this time unless its [base] says push_at
@@ -317,7 +318,8 @@ class Scenario:
             terrain = TerrainSpec.slope(slope_deg)
         elif roughness is not None and roughness > 0:
             terrain = TerrainSpec.rough(roughness, seed=rough_seed)
-        return cls(entry, terrain, body=resolve_body(entry, body), **settings)
+        engine = settings.get("engine", "pybullet")
+        return cls(entry, terrain, body=resolve_body(entry, body, engine), **settings)
 
     @classmethod
     def from_cli(cls, args, entry: Entry) -> Scenario:
@@ -328,7 +330,7 @@ class Scenario:
             TerrainSpec.from_cli(args),
             turn_radius=args.turn_radius,
             yaw_rate=yaw,
-            body=resolve_body(entry, args.body),
+            body=resolve_body(entry, args.body, getattr(args, "engine", "pybullet")),
             distance_source=args.distance_source,
             speed_scale=args.speed_scale,
             friction=args.friction,

@@ -10,7 +10,7 @@ A sweep is data: a TOML file (the built-in ones live in ``gaitsim/data/sweeps``)
     seeds = 3
     seconds = 10.0
     [base]                             # fixed simulate() settings (optional)
-    body = "auto"                      # assist for 2-3 legs and duty < 0.5, else free
+    body = "auto"                      # sim.run.default_body: free, or the assist
     swing = "sine"                     # or "clearance" (the swing arc)
     arms = "swing"                     # or "held", "anti" (walkers with arms)
     twist = "on"                       # or "off" (or true / false; walkers with a torso)

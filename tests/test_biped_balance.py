@@ -423,3 +423,37 @@ def test_a_user_written_biped_walks_free_on_flat_ground():
     s = simulate(wader, seconds=10.0, config=FREE).summary
     assert s["verdict"] == "walked", s["verdict_reason"]
     assert 0.85 <= s["speed_ratio"] <= 1.15
+
+
+def _with_gait(entry, **change):
+    return dataclasses.replace(entry, gait=dataclasses.replace(entry.gait, **change))
+
+
+def test_a_brisk_biped_on_soles_defaults_to_a_free_body_on_pybullet():
+    """``default_body`` by the rule (``walks_free_biped``): the built-in bipeds (0.595 and
+    0.667 pendulum periods a cycle, on soles, duty 0.6) walk free on PyBullet and get the
+    assist on MuJoCo; the raptor slowed past FREE_BIPED_TEMPO (its clip speed lowered, so
+    its cycle lasts longer), given point feet, or given a flight phase gets the assist."""
+    from gaitsim.sim.run import FREE_BIPED_TEMPO, biped_tempo, default_body, walks_free_biped
+
+    mechanic, raptor = resolve_entry("mechanic"), resolve_entry("raptor")
+    assert biped_tempo(mechanic) == pytest.approx(0.595, abs=5e-4)
+    assert biped_tempo(raptor) == pytest.approx(0.667, abs=5e-4)
+    for e in (mechanic, raptor):
+        assert walks_free_biped(e) and default_body(e) == "free"
+        assert not walks_free_biped(e, "mujoco") and default_body(e, "mujoco") == "assist"
+    # the tempo scales as 1 / clip speed: just past the bound, and just inside it
+    g = raptor.gait
+    edge = g.clip_speed * biped_tempo(raptor) / FREE_BIPED_TEMPO
+    slow = _with_gait(raptor, clip_speed=0.99 * edge)
+    brisk = _with_gait(raptor, clip_speed=1.01 * edge)
+    assert biped_tempo(slow) > FREE_BIPED_TEMPO > biped_tempo(brisk)
+    assert default_body(slow) == "assist" and default_body(brisk) == "free"
+    assert default_body(_with_gait(raptor, duty=0.45)) == "assist"  # a flight phase
+    # point feet (the catalog's ``"foot": "sphere"``)
+    from gaitsim.feet import SPHERE_FOOT
+
+    pointed = _with_gait(raptor, legs=tuple(dataclasses.replace(leg, foot=SPHERE_FOOT)
+                                            for leg in g.legs))  # fmt: skip
+    assert default_body(pointed) == "assist"
+    assert default_body("fox") == "free" and default_body("fox", "mujoco") == "free"

@@ -77,6 +77,8 @@ def test_cells_and_their_settings():
     kw = [Scenario.from_sweep_cell(sw, c).simulate_kwargs() for c in cs[::2]]
     assert [k.get("turn_radius") for k in kw] == [None, 0.5, 0.0]
     bip = parse_sweep({**TINY, "walkers": ["mechanic"]})
+    assert Scenario.from_sweep_cell(bip, cells(bip)[0]).simulate_kwargs()["config"].body == "free"
+    bip = parse_sweep({**TINY, "walkers": ["mechanic"], "base": {"engine": "mujoco"}})
     assert Scenario.from_sweep_cell(bip, cells(bip)[0]).simulate_kwargs()["config"].body == "assist"
 
 
@@ -224,7 +226,7 @@ def test_report_writes_tables_and_gait_diagrams(tmp_path):
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "rep" / "report.md").read_text()
     assert "## Walk test" in text and "## Walking in PyBullet" in text
-    assert "| horn_beetle (free) |" in text and "| raptor (assist) |" in text
+    assert "| horn_beetle (free) |" in text and "| raptor (free) |" in text
     for w in ("horn_beetle", "raptor"):
         assert (tmp_path / "rep" / "plots" / f"gait_{w}.png").stat().st_size > 1000
         assert (tmp_path / "rep" / "urdf" / f"{w}.urdf").exists()

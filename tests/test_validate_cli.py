@@ -145,7 +145,7 @@ def test_the_catalog_listing_says_which_body_physics_gives_each_walker(tmp_path,
     assert [ln.split()[-1] for ln in lines[2:]] == ["free", "assist", "-"]
     assert main(["catalog", "--json"]) == 0
     built_in = {r["walker"]: r["default_body"] for r in json.loads(capsys.readouterr().out)}
-    assert built_in["mechanic"] == "assist" and built_in["spider_bot"] == "free"
+    assert built_in["mechanic"] == "free" and built_in["spider_bot"] == "free"
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json", "npz"])

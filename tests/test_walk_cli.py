@@ -306,7 +306,10 @@ def test_swing_and_body_flags_reach_simulate(monkeypatch, capsys):
         assert key in out
     main(["walk", "raptor", "-q", "--json", "--seconds", "0.5"])
     capsys.readouterr()
-    assert seen["config"].body == "assist"  # auto: a biped gets the assist
+    assert seen["config"].body == "free"  # auto: a brisk biped on soles walks free
+    main(["walk", "raptor", "-q", "--json", "--seconds", "0.5", "--engine", "mujoco"])
+    capsys.readouterr()
+    assert seen["config"].body == "assist"  # ... but on MuJoCo gets the assist
 
 
 def test_an_unknown_swing_is_a_usage_error(capsys):
