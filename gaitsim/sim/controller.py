@@ -512,6 +512,11 @@ class GaitController:
         x, y = st.xy(pos[0], pos[1])
         return (x, y, pos[2]), yawed(rot, st.c, st.s), heading + st.angle, moves
 
+    def _ref_heading(self, s: float) -> float:
+        """``_ref(s)``'s heading alone (the same number, no pose worked out)."""
+        heading, st = self.table.heading_at(s), self.steering
+        return heading if st.identity else heading + st.angle
+
     def _apply_steering(self, yaw_rate: float) -> None:
         """Turn the whole plan (reference body and future footholds) by yaw_rate * dt about
         the reference body's current position: steering on top of the planned path."""
@@ -538,13 +543,14 @@ class GaitController:
             self.s_ref = min(self.s_ref + speed * self.dt, self.s + lead)
         return v_ref * self.dt
 
-    def advance_odometry(self, sensed) -> float:
+    def advance_odometry(self, sensed, ref=None) -> float:
         """Measured progress along the path since the last step (m of gait distance).
 
         On translating paths: the base displacement along the path tangent; turning in
-        place: the yaw change times the path's radius.
+        place: the yaw change times the path's radius. ``ref``: the reference body at
+        ``s_ref`` (``_ref``), when the caller has it already (the control step's own).
         """
-        _, _, heading, moves = self._ref(self.s_ref)
+        _, _, heading, moves = self._ref(self.s_ref) if ref is None else ref
         if moves:
             dx = sensed.position[0] - self._last.position[0]
             dy = sensed.position[1] - self._last.position[1]
@@ -1018,7 +1024,7 @@ class GaitController:
         reference path's heading ``preview_s`` ahead."""
         head = self.upper.ug.head
         ahead = self.speed * self.speed_scale * (head.preview_s if head is not None else 0.0)
-        self.q_upper = self.upper.step(self.s, sensed, self._ref(self.s_ref + ahead)[2])
+        self.q_upper = self.upper.step(self.s, sensed, self._ref_heading(self.s_ref + ahead))
 
     def push(self, velocity: float) -> None:
         """A sideways push: the whole robot's velocity changes by ``velocity`` m/s toward
@@ -1121,7 +1127,7 @@ class GaitController:
         """Read the robot after the step, advance the odometry and record the step."""
         new = self.robot.sense()
         self._odo_step = 0.0
-        step = self.advance_odometry(new)
+        step = self.advance_odometry(new, ref)  # (s_ref and the steering are the step's)
         self.progress += step
         self._odo_step = max(step, 0.0)
         self._last = new

@@ -76,6 +76,17 @@ class ReferenceTable:
         self._s0, self._v0 = s, v
         return v
 
+    def heading_at(self, s: float) -> float:
+        """``lookup(s)``'s heading alone (the same numbers): a look-up of the path's heading
+        ahead (the gaze's) needs no pose, and is not remembered (no later step asks again)."""
+        f = max(s, 0.0) / self.ds
+        i = int(f)
+        if i + 1 >= self.n:
+            self._extend(s)
+        w = f - i
+        h0, h1 = self.heading[i], self.heading[i + 1]
+        return h0 + w * (h1 - h0)
+
     def _lookup(self, s: float):
         f = max(s, 0.0) / self.ds
         i = int(f)
