@@ -114,3 +114,34 @@ def test_momentum_is_conserved_in_free_flight(engine):
     if engine == "pybullet":
         broken = _flight(engine, drop_spin=True)
         assert np.ptp(broken) > 0.15 * abs(broken.mean())  # the check can fail
+
+
+def test_pybullet_readings_are_the_link_frames_bit_for_bit():
+    """PyBullet's raw reading (packed doubles, ``Robot._frames``) holds exactly the base's
+    pose and velocity and each link's centre of mass, inertial orientation and world
+    velocities, and ``momentum_series`` works out the same values from it as from those
+    numbers as a tuple."""
+    import pybullet as p
+
+    from gaitsim.sim.engine import load_robot, make_world
+    from gaitsim.sim.robot import _FRAME_SIZE
+
+    with make_world("pybullet") as world:
+        robot = load_robot(world, "fox", base_position=(0.0, 0.0, 0.5))
+        robot.set_base_velocity((0.3, -0.1, 0.2), (0.4, -0.3, 1.5))
+        world.step(3)
+        reading = robot.sense().momentum_z
+        cid, body = robot.client, robot.body_id
+        pos, quat = p.getBasePositionAndOrientation(body, physicsClientId=cid)
+        lin, ang = p.getBaseVelocity(body, physicsClientId=cid)
+        links = p.getLinkStates(body, robot._all_links, computeLinkVelocity=1,
+                                computeForwardKinematics=1, physicsClientId=cid)  # fmt: skip
+        flat = [*pos, *quat, *lin, *ang]
+        for st in links:
+            flat += [*st[0], *st[1], *st[6], *st[7]]
+        assert isinstance(reading, bytes)
+        assert np.frombuffer(reading, dtype=float).tolist() == flat
+        frames = np.array([flat], dtype=float).reshape(1, -1, _FRAME_SIZE)
+        expected = momentum_about_com(robot._mass_list, robot._inertia_list, frames)
+        got = robot.momentum_series([reading, math.nan])
+        assert got[0] == expected[0] and math.isnan(got[1])
