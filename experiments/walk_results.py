@@ -21,14 +21,15 @@ from cli_args import subset
 
 from gaitsim.report import CONDITIONS  # the report's conditions: one scenario each
 
-WALKERS = {
+WALKERS = {  # each walker's default body on PyBullet (``sim.run.default_body``)
     "fox": "free",
     "hound": "free",
     "horn_beetle": "free",
     "spider_bot": "free",
-    "mechanic": "assist",
-    "raptor": "assist",
+    "mechanic": "free",
+    "raptor": "free",
 }
+ASSISTED = ("mechanic", "raptor")  # ... also run with the assist, on every condition
 
 
 def run_cell(cell):
@@ -68,7 +69,7 @@ def run_cell(cell):
 def cells(seconds, engine="pybullet", walkers=None):
     pick = WALKERS if walkers is None else {w: WALKERS[w] for w in walkers}
     out = [(w, b, c, seconds, engine) for w, b in pick.items() for c in CONDITIONS]
-    out += [(w, "free", "flat", seconds, engine) for w in ("mechanic", "raptor") if w in pick]
+    out += [(w, "assist", c, seconds, engine) for w in ASSISTED if w in pick for c in CONDITIONS]
     return out
 
 
