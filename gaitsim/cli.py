@@ -442,8 +442,10 @@ def cmd_walk(args) -> int:
             )
     origin = _origin_note(entry)
     notes = (_line_balance_note(summary) or _support_note(entry, summary),
-             _narrow_note(summary), _sequence_note(entry, summary),
-             origin and f"note: {origin}", _biped_tempo_note(entry, summary))  # fmt: skip
+             _narrow_note(summary, entry), _sequence_note(entry, summary),
+             origin and f"note: {origin}", _biped_tempo_note(entry, summary),
+             _biped_assist_note(entry, summary, args.body,
+                                getattr(args, "engine", "pybullet")))  # fmt: skip
     for note in notes:
         if note and not args.quiet:
             print(note, file=sys.stderr)
@@ -465,9 +467,35 @@ def _biped_tempo_note(entry, summary) -> str | None:
         f"at {BRISK_BIPED_TEMPO:g} or briskly (README, 'Generated bipeds fall free because they "
         f"step slowly'): a clip_speed of {brisk:.3g} m/s, the stride kept, makes it "
         f"{BRISK_BIPED_TEMPO:g} (the built-in bipeds step at 0.60 and 0.67 and walk free; "
-        "of 72 generated bipeds at their own 0.66-1.18, 19 of 144 runs walk, at 0.6 84 of "
+        "of 72 generated bipeds at their own 0.66-1.18, 19 of 144 runs walk, at 0.6 86 of "
         "144, docs/bipeds.md); --body assist (the default for such a slow biped) walks it"
     )
+
+
+def _biped_assist_note(entry, summary, asked: str, engine: str) -> str | None:
+    """Why a biped got the assist by default (``--body auto``), and how to run it on its
+    own feet (None for every other run)."""
+    from .feet import soles
+    from .sim.run import FREE_BIPED_TEMPO, biped_tempo
+
+    gait = entry.gait
+    if asked != "auto" or summary.body != "assist" or gait.n_legs != 2:
+        return None
+    if gait.duty < 0.5:
+        why = f"its gait has flight phases (duty {gait.duty:g} < 0.5)"
+    elif soles(gait) is None:
+        why = 'it stands on point feet ("foot": "sphere"); soles are what a biped balances on'
+    elif engine != "pybullet":
+        why = f"on {engine} free bipeds do not walk yet (the built-in raptor falls at 4.6 s)"
+    else:
+        tempo = biped_tempo(entry)
+        brisk = gait.clip_speed * tempo / FREE_BIPED_TEMPO
+        why = (f"its gait cycle lasts {tempo:.2f} periods of a pendulum as long as its hip is "
+               f"high, more than {FREE_BIPED_TEMPO:g}: free bipeds here mostly fall at such a "
+               f"tempo (a clip_speed of {brisk:.3g} m/s, the stride kept, makes it "
+               f"{FREE_BIPED_TEMPO:g})")  # fmt: skip
+    return (f"note: this biped gets --body assist by default because {why}; --body free "
+            "runs it on its own feet")
 
 
 def _origin_note(entry) -> str | None:
@@ -507,14 +535,17 @@ def _line_balance_note(summary) -> str | None:
     )
 
 
-def _narrow_note(summary) -> str | None:
+def _narrow_note(summary, entry=None) -> str | None:
     """Why a free point-footed walker that stands tall over a narrow track fell, and what
-    to change (None for every other run)."""
+    to change (None for every other run: a walker on soles, ``entry``'s, is not one)."""
+    from .feet import soles
     from .sim.run import NARROW_ASSIST
     from .sim.stance import NARROW_FROM
 
     ratio = summary.tipping_ratio
     if summary.body != "free" or not summary.fell or ratio is None or ratio <= NARROW_FROM:
+        return None
+    if entry is not None and soles(entry.gait) is not None:  # the rule is point feet's
         return None
     return (
         f"note: this body stands {ratio:.1f} times as tall as half its track (the sideways "

@@ -440,3 +440,51 @@ def test_a_free_biped_that_steps_slowly_and_falls_is_told_why():
     assert _biped_tempo_note(slow, SimpleNamespace(body="assist", fell=True)) is None
     assert _biped_tempo_note(slow, SimpleNamespace(body="free", fell=False)) is None
     assert _biped_tempo_note(resolve_entry("fox"), fell) is None
+
+
+def test_a_biped_on_the_assist_by_default_is_told_why():
+    """``_biped_assist_note``: for each reason ``default_body`` gives a biped the assist
+    (a flight phase, point feet, MuJoCo, a tempo past FREE_BIPED_TEMPO) the note names it;
+    the slow one's brisk clip speed by hand (the tempo scales as 1 / clip speed). Nothing
+    for a body asked for, a free body, or a walker that is not a biped."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from gaitsim.cli import _biped_assist_note
+    from gaitsim.feet import SPHERE_FOOT
+    from gaitsim.sim.run import FREE_BIPED_TEMPO, biped_tempo
+    from gaitsim.walker import resolve_entry
+
+    raptor = resolve_entry("raptor")
+
+    def gait(**change):
+        return dataclasses.replace(raptor, gait=dataclasses.replace(raptor.gait, **change))
+
+    assisted = SimpleNamespace(body="assist")
+    slow = gait(clip_speed=raptor.gait.clip_speed / 2)  # twice the cycle: 1.33 periods
+    assert biped_tempo(slow) == pytest.approx(2 * biped_tempo(raptor))
+    note = _biped_assist_note(slow, assisted, "auto", "pybullet")
+    brisk = slow.gait.clip_speed * biped_tempo(slow) / FREE_BIPED_TEMPO
+    assert f"{biped_tempo(slow):.2f} periods" in note and f"{brisk:.3g} m/s" in note
+    assert "--body free" in note
+    assert "flight phases" in _biped_assist_note(gait(duty=0.45), assisted, "auto", "pybullet")
+    spheres = gait(legs=tuple(dataclasses.replace(leg, foot=SPHERE_FOOT)
+                              for leg in raptor.gait.legs))  # fmt: skip
+    assert "point feet" in _biped_assist_note(spheres, assisted, "auto", "pybullet")
+    assert "on mujoco" in _biped_assist_note(raptor, assisted, "auto", "mujoco")
+    assert _biped_assist_note(slow, assisted, "assist", "pybullet") is None  # asked for
+    assert _biped_assist_note(raptor, SimpleNamespace(body="free"), "auto", "pybullet") is None
+    assert _biped_assist_note(resolve_entry("fox"), assisted, "auto", "pybullet") is None
+
+
+def test_the_narrow_body_note_is_for_point_feet_only():
+    """A free biped on soles that fell, standing tall over its track, is not told the
+    point-footed rule (whose walkers get the assist by default); a point-footed one is."""
+    from types import SimpleNamespace
+
+    from gaitsim.cli import _narrow_note
+    from gaitsim.walker import resolve_entry
+
+    fell = SimpleNamespace(body="free", fell=True, tipping_ratio=8.0)
+    assert _narrow_note(fell, resolve_entry("raptor")) is None
+    assert "times as tall as half its track" in _narrow_note(fell, resolve_entry("fox"))
