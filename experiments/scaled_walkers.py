@@ -101,8 +101,10 @@ def main(argv=None) -> int:
     ap.add_argument("--scales", type=scales, default=SCALES,
                     help="comma-separated scale factors (default "
                          f"{','.join(f'{k:g}' for k in SCALES)})")
-    ap.add_argument("--body", choices=("default", "free"), default="default",
-                    help="default: each walker's own (the bipeds assisted); free: no assist")
+    ap.add_argument("--body", choices=("default", "free", "assist"), default="default",
+                    help="default: each walker's own (sim.run.default_body; the built-in "
+                    "bipeds free since stop 49, assisted before); free: no assist; assist: "
+                    "every walker assisted")  # fmt: skip
     ap.add_argument("--starts", type=int, default=1, metavar="N",
                     help="run each from N start points (episode seeds None, 1, ..., N - 1)")
     ap.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
