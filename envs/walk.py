@@ -574,8 +574,7 @@ class WalkEnv(gym.Env):
             self._short = short
         if self.run_metrics:
             margin = (support_margin(sensed.com, feet, contacts) if ctl.soles is None
-                      else sole_support_margin(sensed.com, feet, sensed.foot_quaternions,
-                                               contacts, ctl.walker.soles))  # fmt: skip
+                      else self._sole_margin(sensed, ctl.walker))
             if margin < self._margin and margin != -math.inf:  # as summarize(): some foot down
                 self._margin = margin
         self._tally.add(contacts, ctl.stance)
@@ -588,6 +587,15 @@ class WalkEnv(gym.Env):
         obs, info = self._observe(sensed, ctl, height)
         info.update(parts)
         return obs, reward, bool(fall), False, info
+
+    @staticmethod
+    def _sole_margin(sensed, walker) -> float:
+        """The support margin of a walker on soles, on the ground its soles bear on, each
+        laid on the ground under it (``Walker.sole_ground``), as the run's summary does."""
+        feet = np.asarray(sensed.feet, float)
+        normals = walker.sole_ground(feet[:, :2])[1]
+        return sole_support_margin(sensed.com, feet, sensed.foot_quaternions, sensed.contacts,
+                                   walker.soles, normals)  # fmt: skip
 
     def _observe(self, sensed, ctl, height: float | None = None):
         pos = sensed.position

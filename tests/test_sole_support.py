@@ -95,10 +95,13 @@ def test_the_free_mechanic_stands_inside_its_soles_in_double_support():
     assert r.summary["mean_support_margin_m"] == pytest.approx(float(finite.mean()), rel=1e-9)
 
 
-def test_the_env_reports_the_soles_margin():
+@pytest.mark.parametrize("ground", [{}, {"slope_deg": 5.0}])
+def test_the_env_reports_the_soles_margin(ground):
     """The env's ``support_margin_m`` (the smallest so far) is the soles' margin too, step
-    by step, for the free mechanic: checked against ``sole_support_margin`` of each
-    reading, and against the ankles' line, which it is not."""
+    by step, for the free mechanic on flat ground and up 5 deg: checked against
+    ``sole_support_margin`` of each reading with the ground's normals under the soles (on
+    the slope a sole flat on it is not taken for one on its toe), and against the ankles'
+    line, which it is not."""
     import math
 
     import gaitsim.envs  # noqa: F401  (registers the envs)
@@ -106,15 +109,21 @@ def test_the_env_reports_the_soles_margin():
 
     from gaitsim.sim.metrics import sole_support_margin, support_margin
 
-    env = gym.make("gaitsim/Walk-v0", walker="mechanic", body="free")
+    env = gym.make("gaitsim/Walk-v0", walker="mechanic", body="free", **ground)
     env.reset(seed=0)
     ctl = env.unwrapped.controller
     soles = ctl.walker.soles
+    flat_soles = 0
     low = line = math.inf
     for _ in range(90):
         _, _, term, trunc, info = env.step(np.zeros(env.action_space.shape))
         s = ctl.sensed
-        m = sole_support_margin(s.com, s.feet, s.foot_quaternions, s.contacts, soles)
+        normals = ctl.walker.sole_ground(np.asarray(s.feet)[:, :2])[1]
+        m = sole_support_margin(s.com, s.feet, s.foot_quaternions, s.contacts, soles, normals)
+        _, bears = sole_support_points(np.asarray(s.feet)[None],
+                                       np.asarray(s.foot_quaternions)[None], soles,
+                                       np.asarray(normals)[None])  # fmt: skip
+        flat_soles += int(np.sum(bears[0].all(axis=1) & np.asarray(s.contacts, bool)))
         if m != -math.inf:
             low = min(low, m)
             line = min(line, support_margin(s.com, s.feet, s.contacts))
@@ -122,4 +131,5 @@ def test_the_env_reports_the_soles_margin():
         if term or trunc:
             break
     assert low > line
+    assert flat_soles > 30  # most stance steps stand on a whole sole, slope or not
     env.close()

@@ -468,11 +468,13 @@ def sole_support_points(feet, foot_quat, soles, normals=None):
     return pts, bears
 
 
-def sole_support_margin(com, feet, foot_quats, contacts, soles) -> float:
+def sole_support_margin(com, feet, foot_quats, contacts, soles, normals=None) -> float:
     """``support_margin`` of one reading of a walker on soles: on the ground points its
-    soles in ``contacts`` bear on (``sole_support_points``, level ground)."""
+    soles in ``contacts`` bear on (``sole_support_points``; ``normals`` (L, 3): the
+    ground's under each sole, None: level ground)."""
+    nrm = None if normals is None else np.asarray(normals, float)[None]
     pts, bears = sole_support_points(np.asarray(feet, float)[None],
-                                     np.asarray(foot_quats, float)[None], soles)  # fmt: skip
+                                     np.asarray(foot_quats, float)[None], soles, nrm)  # fmt: skip
     on = bears[0] & np.asarray(contacts, bool)[:, None]
     return support_margin(com, pts[0][on], [True] * int(on.sum()))
 
