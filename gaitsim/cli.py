@@ -484,7 +484,8 @@ def _biped_assist_note(entry, summary, asked: str, engine: str) -> str | None:
     if gait.duty < 0.5:
         why = f"its gait has flight phases (duty {gait.duty:g} < 0.5)"
     elif soles(gait) is None:
-        why = 'it stands on point feet ("foot": "sphere"); soles are what a biped balances on'
+        why = ('it stands on point feet ("foot": "sphere", or knees that bend up); soles '
+               "are what a biped balances on")
     elif engine != "pybullet":
         why = f"on {engine} free bipeds do not walk yet (the built-in raptor falls at 4.6 s)"
     else:
