@@ -34,7 +34,7 @@ from gaitsim.sim.metrics import ContactTally, sole_support_margin, support_margi
 from gaitsim.sim.robot import Robot
 from gaitsim.sim.run import check_sim_hz, physics_walker_options, run_rates
 from gaitsim.sim.world import DisplayError, display_available
-from gaitsim.terrain import Slope, scalar_height
+from gaitsim.terrain import Flat, Slope, scalar_height
 from gaitsim.walker import Walker, lean_cadence
 
 from . import rewards
@@ -591,9 +591,11 @@ class WalkEnv(gym.Env):
     @staticmethod
     def _sole_margin(sensed, walker) -> float:
         """The support margin of a walker on soles, on the ground its soles bear on, each
-        laid on the ground under it (``Walker.sole_ground``), as the run's summary does."""
+        laid on the ground under it (``Walker.sole_ground``; level ground's normal, the
+        same numbers, needs no look-up), as the run's summary does."""
         feet = np.asarray(sensed.feet, float)
-        normals = walker.sole_ground(feet[:, :2])[1]
+        flat = isinstance(walker.terrain, Flat)
+        normals = None if flat else walker.sole_ground(feet[:, :2])[1]
         return sole_support_margin(sensed.com, feet, sensed.foot_quaternions, sensed.contacts,
                                    walker.soles, normals)  # fmt: skip
 

@@ -428,14 +428,15 @@ def sole_on_ground(foot_quat, normals=None):
     return g, np.arcsin(np.clip(-along, -1.0, 1.0))
 
 
-def unrolled_feet(feet, foot_quat, soles, normals=None) -> np.ndarray:
+def unrolled_feet(feet, foot_quat, soles, normals=None, ground=None) -> np.ndarray:
     """Where each ankle (T, L, 3) would be with its sole laid flat by rolling back about the
     edge it stands on (``feet.ankle_offset`` taken out, on the ground of ``normals``, level
     without): a sole that rolls heel to toe without sliding keeps this point still, so its
-    motion is the slip."""
+    motion is the slip. ``ground``: ``sole_on_ground(foot_quat, normals)`` when the caller
+    has it already."""
     from ..feet import ankle_offset
 
-    g, pitch = sole_on_ground(foot_quat, normals)
+    g, pitch = sole_on_ground(foot_quat, normals) if ground is None else ground
     n = np.broadcast_to([0.0, 0.0, 1.0], g.shape) if normals is None else np.asarray(normals)
     heel = np.array([s.heel for s in soles])
     toe = np.array([s.toe for s in soles])
@@ -451,7 +452,7 @@ def sole_support_points(feet, foot_quat, soles, normals=None):
     (``unrolled_feet``: where the edge it stands on meets the ground) along the sole's
     forward axis on the ground."""
     g, pitch = sole_on_ground(foot_quat, normals)
-    u = unrolled_feet(feet, foot_quat, soles, normals)
+    u = unrolled_feet(feet, foot_quat, soles, normals, ground=(g, pitch))
     fwd = g[..., :2] / np.linalg.norm(g[..., :2], axis=-1, keepdims=True)
     side = np.stack([-fwd[..., 1], fwd[..., 0]], axis=-1)
     heel = np.array([q.heel for q in soles])[:, None]
@@ -476,7 +477,7 @@ def sole_support_margin(com, feet, foot_quats, contacts, soles, normals=None) ->
     pts, bears = sole_support_points(np.asarray(feet, float)[None],
                                      np.asarray(foot_quats, float)[None], soles, nrm)  # fmt: skip
     on = bears[0] & np.asarray(contacts, bool)[:, None]
-    return support_margin(com, pts[0][on], [True] * int(on.sum()))
+    return support_margin(com, pts[0].reshape(-1, 2), on.ravel())
 
 
 def _support_margins(rec: dict, feet, contacts, n: int, soles=None, normals=None):
@@ -490,9 +491,8 @@ def _support_margins(rec: dict, feet, contacts, n: int, soles=None, normals=None
                          for k in range(n)])  # fmt: skip
     nrm = None if normals is None else normals[:n]
     pts, bears = sole_support_points(feet[:n], rec["foot_quat"][:n], soles, nrm)
-    on = bears & contacts[:n, :, None]
-    return np.array([support_margin(com[k, :2], pts[k][on[k]], [True] * int(on[k].sum()))
-                     for k in range(n)])  # fmt: skip
+    pts, on = pts.reshape(n, -1, 2), (bears & contacts[:n, :, None]).reshape(n, -1)
+    return np.array([support_margin(com[k, :2], pts[k], on[k]) for k in range(n)])
 
 
 def _slip_figures(rec: dict, ok: slice, foot_radius: float, soles=None, normals=None):
