@@ -79,20 +79,21 @@ class ReferenceTable:
     def heading_at(self, s: float) -> float:
         """``lookup(s)``'s heading alone (the same numbers): a look-up of the path's heading
         ahead (the gaze's) needs no pose, and is not remembered (no later step asks again)."""
-        f = max(s, 0.0) / self.ds
-        i = int(f)
-        if i + 1 >= self.n:
-            self._extend(s)
-        w = f - i
+        i, w = self._cell(s)
         h0, h1 = self.heading[i], self.heading[i + 1]
         return h0 + w * (h1 - h0)
 
-    def _lookup(self, s: float):
+    def _cell(self, s: float) -> tuple[int, float]:
+        """The table sample at or before distance ``s`` (the table grown to hold the one
+        after it) and ``s``'s share of the way to the next."""
         f = max(s, 0.0) / self.ds
         i = int(f)
         if i + 1 >= self.n:
             self._extend(s)
-        w = f - i
+        return i, f - i
+
+    def _lookup(self, s: float):
+        i, w = self._cell(s)
         ax, ay, az, bx, by, bz = self.pos[3 * i : 3 * i + 6]
         pos = (ax + w * (bx - ax), ay + w * (by - ay), az + w * (bz - az))
         (
