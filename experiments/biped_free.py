@@ -102,11 +102,10 @@ def at_tempo(entry, tempo: float):
     clip speed, the stride kept)."""
     import dataclasses
 
-    from gaitsim.sim.run import biped_tempo
+    from gaitsim.sim.run import clip_speed_at_tempo
 
-    g = entry.gait
-    speed = g.clip_speed * biped_tempo(entry) / tempo
-    return dataclasses.replace(entry, gait=dataclasses.replace(g, clip_speed=speed))
+    speed = clip_speed_at_tempo(entry, tempo)
+    return dataclasses.replace(entry, gait=dataclasses.replace(entry.gait, clip_speed=speed))
 
 
 def entry_of(walker: str, feet: str, tempo: float | None = None, catalog: str | None = None):

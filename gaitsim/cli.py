@@ -455,12 +455,12 @@ def cmd_walk(args) -> int:
 def _biped_tempo_note(entry, summary) -> str | None:
     """Why a free biped that steps slowly may have fallen, and what to change (None for
     every other run: not a biped, not free, did not fall, or brisk already)."""
-    from .sim.run import BRISK_BIPED_TEMPO, biped_tempo
+    from .sim.run import BRISK_BIPED_TEMPO, biped_tempo, clip_speed_at_tempo
 
     tempo = biped_tempo(entry)
     if tempo is None or tempo <= BRISK_BIPED_TEMPO or summary.body != "free" or not summary.fell:
         return None
-    brisk = entry.gait.clip_speed * tempo / BRISK_BIPED_TEMPO
+    brisk = clip_speed_at_tempo(entry, BRISK_BIPED_TEMPO)
     return (
         f"note: this biped's gait cycle lasts {tempo:.2f} periods of a pendulum as long as "
         f"its hip is high; free bipeds here mostly fall at such a slow tempo and mostly walk "
@@ -476,7 +476,7 @@ def _biped_assist_note(entry, summary, asked: str, engine: str) -> str | None:
     """Why a biped got the assist by default (``--body auto``), and how to run it on its
     own feet (None for every other run)."""
     from .feet import soles
-    from .sim.run import FREE_BIPED_TEMPO, biped_tempo
+    from .sim.run import FREE_BIPED_TEMPO, biped_tempo, clip_speed_at_tempo
 
     gait = entry.gait
     if asked != "auto" or summary.body != "assist" or gait.n_legs != 2:
@@ -490,7 +490,7 @@ def _biped_assist_note(entry, summary, asked: str, engine: str) -> str | None:
         why = f"on {engine} free bipeds do not walk yet (the built-in raptor falls at 4.6 s)"
     else:
         tempo = biped_tempo(entry)
-        brisk = gait.clip_speed * tempo / FREE_BIPED_TEMPO
+        brisk = clip_speed_at_tempo(entry, FREE_BIPED_TEMPO)
         why = (f"its gait cycle lasts {tempo:.2f} periods of a pendulum as long as its hip is "
                f"high, more than {FREE_BIPED_TEMPO:g}: free bipeds here mostly fall at such a "
                f"tempo (a clip_speed of {brisk:.3g} m/s, the stride kept, makes it "

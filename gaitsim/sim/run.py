@@ -78,6 +78,12 @@ def biped_tempo(entry) -> float | None:
     return period / (2.0 * math.pi * math.sqrt(geometry(gait).hip_height / GRAVITY))
 
 
+def clip_speed_at_tempo(entry, tempo: float) -> float:
+    """The clip speed (m/s) that makes a biped's gait cycle last ``tempo`` pendulum periods
+    (``biped_tempo``), its stride kept: the cycle lasts as long as the clip speed is slow."""
+    return resolve_entry(entry).gait.clip_speed * biped_tempo(entry) / tempo
+
+
 def walks_free_biped(entry, engine: str = DEFAULT_ENGINE) -> bool:
     """Whether a two-legged walker gets a free body by default: it stands on soles (its own
     or derived), has no flight phase (duty >= 0.5), steps at most FREE_BIPED_TEMPO pendulum
