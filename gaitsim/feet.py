@@ -222,15 +222,22 @@ def ankle_offset(heel, toe, height, pitch, corner=0.0):
     by ``corner`` (0: on its bare edges; ``urdf.sole_spheres``): tilted, it rests on the
     pair at that end, which roll on the ground without sliding, carrying their centres
     ``corner * pitch`` along."""
-    pitch = np.asarray(pitch, dtype=float)
-    corner = np.asarray(corner, dtype=float)
-    c, s = np.cos(pitch), np.sin(pitch)
+    if isinstance(pitch, float) and all(isinstance(v, float) for v in (heel, toe, height, corner)):
+        scalar = True  # one sole in plain floats (the env's every-step reading)
+        c, s = math.cos(pitch), math.sin(pitch)
+        px = -heel if pitch < 0.0 else toe
+    else:
+        scalar = False
+        pitch = np.asarray(pitch, dtype=float)
+        corner = np.asarray(corner, dtype=float)
+        height = np.asarray(height, dtype=float)
+        c, s = np.cos(pitch), np.sin(pitch)
+        px = np.where(pitch < 0.0, -np.asarray(heel, dtype=float), np.asarray(toe, dtype=float))
     # the resting spheres' centre, from the ankle's flat place: (px, corner - height)
-    px = np.where(pitch < 0.0, -np.asarray(heel, dtype=float), np.asarray(toe, dtype=float))
-    ax, az = -px, np.asarray(height, dtype=float) - corner  # the ankle, seen from it
+    ax, az = -px, height - corner  # the ankle, seen from it
     dx = px + c * ax + s * az + corner * pitch  # rotated by Ry(pitch), rolled along
     dz = -s * ax + c * az - az
-    if dx.ndim == 0:
+    if scalar or dx.ndim == 0:
         return float(dx), float(dz)
     return dx, dz
 

@@ -254,6 +254,10 @@ def test_a_rolling_sole_pivots_on_an_edge_that_stays_on_the_ground(heel, toe, h,
     assert np.allclose(pivot, (start + corner * pitch, 0.0, corner), atol=1e-12)
     assert other[2] >= corner - 1e-12  # the other end's spheres are off the ground
     assert ankle_offset(heel, toe, h, 0.0, corner) == (0.0, 0.0)
+    # plain floats (one sole) and arrays (a record) take two paths to the same numbers
+    ax, az = ankle_offset(np.array([heel]), np.array([toe]), np.array([h]), np.array([pitch]),
+                          np.array([corner]))  # fmt: skip
+    assert isinstance(dx, float) and np.allclose((ax[0], az[0]), (dx, dz), rtol=0, atol=1e-15)
 
 
 @settings(max_examples=200, deadline=None)

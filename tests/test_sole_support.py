@@ -6,10 +6,12 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 from gaitsim.feet import ankle_offset
-from gaitsim.sim.metrics import _support_margins, sole_support_points
+from gaitsim.sim.metrics import _support_margins, sole_on_ground, sole_support_points
 
 SOLE = SimpleNamespace(heel=0.05, toe=0.1, width=0.06, height=0.04, corner=0.0)
 SOLES = [SOLE, SOLE]
@@ -133,3 +135,39 @@ def test_the_env_reports_the_soles_margin(ground):
     assert low > line
     assert flat_soles > 30  # most stance steps stand on a whole sole, slope or not
     env.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pitch_deg=st.lists(st.floats(-40.0, 40.0), min_size=2, max_size=2),
+    yaw_deg=st.lists(st.floats(-180.0, 180.0), min_size=2, max_size=2),
+    roll_deg=st.lists(st.floats(-10.0, 10.0), min_size=2, max_size=2),
+    tilt_deg=st.floats(0.0, 20.0),
+    contacts=st.lists(st.booleans(), min_size=2, max_size=2),
+    com=st.tuples(st.floats(-0.3, 0.3), st.floats(-0.3, 0.3)),
+    dims=st.tuples(st.floats(0.0, 0.2), st.floats(0.01, 0.3), st.floats(0.01, 0.2),
+                   st.floats(0.005, 0.1), st.floats(0.0, 0.004)),
+)
+def test_one_readings_margin_is_the_arrays(pitch_deg, yaw_deg, roll_deg, tilt_deg, contacts,
+                                           com, dims):
+    """``sole_support_margin`` (plain floats, one reading) equals ``support_margin`` over
+    ``sole_support_points``' bearing points (arrays) for any two soles: any heading, pitch
+    and roll, on ground tilted up to 20 deg, any contacts and sole sizes. Pitches within
+    1e-6 deg of the flat bound are left out: there the two paths' last bits may decide
+    the edge differently."""
+    from gaitsim.sim.metrics import SOLE_FLAT_DEG, sole_support_margin, support_margin
+
+    heel, toe, width, height, corner = dims
+    sole = SimpleNamespace(heel=heel, toe=toe, width=width, height=height, corner=corner)
+    normal = Rotation.from_euler("x", tilt_deg, degrees=True).apply([0.0, 0.0, 1.0])
+    quats = Rotation.from_euler("zyx", np.stack([yaw_deg, pitch_deg, roll_deg], 1),
+                                degrees=True).as_quat()  # fmt: skip
+    feet = np.array([[0.05, 0.1, height], [-0.05, -0.1, height + 0.01]])
+    normals = np.array([normal, normal])
+    _, ground_pitch = sole_on_ground(quats, normals)
+    assume(np.all(np.abs(np.abs(np.degrees(ground_pitch)) - SOLE_FLAT_DEG) > 1e-6))
+    pts, bears = sole_support_points(feet[None], quats[None], [sole, sole], normals[None])
+    on = bears[0] & np.asarray(contacts)[:, None]
+    want = support_margin(com, pts[0].reshape(-1, 2), on.ravel())
+    got = sole_support_margin(com, feet, quats, contacts, [sole, sole], normals)
+    assert got == pytest.approx(want, abs=1e-9) or (got == want == -np.inf)

@@ -471,13 +471,44 @@ def sole_support_points(feet, foot_quat, soles, normals=None):
 
 def sole_support_margin(com, feet, foot_quats, contacts, soles, normals=None) -> float:
     """``support_margin`` of one reading of a walker on soles: on the ground points its
-    soles in ``contacts`` bear on (``sole_support_points``; ``normals`` (L, 3): the
-    ground's under each sole, None: level ground)."""
-    nrm = None if normals is None else np.asarray(normals, float)[None]
-    pts, bears = sole_support_points(np.asarray(feet, float)[None],
-                                     np.asarray(foot_quats, float)[None], soles, nrm)  # fmt: skip
-    on = bears[0] & np.asarray(contacts, bool)[:, None]
-    return support_margin(com, pts[0].reshape(-1, 2), on.ravel())
+    soles in ``contacts`` bear on (``sole_support_points``, the same points, worked out
+    here in plain floats: the env reads it every step, where the array path's rotations
+    cost ten times as much; ``normals`` (L, 3): the ground's under each sole, None: level
+    ground)."""
+    pts = []
+    for k, on in enumerate(contacts):
+        if on:
+            n = (0.0, 0.0, 1.0) if normals is None else tuple(map(float, normals[k]))
+            pts += _sole_points_one(feet[k], foot_quats[k], soles[k], n)
+    if not pts:
+        return -math.inf
+    return support_margin(com, pts, [True] * len(pts))
+
+
+def _sole_points_one(ankle, quat, sole, n) -> list[tuple[float, float]]:
+    """The ground points (x, y) one sole bears on (``sole_support_points``' rule for one
+    foot: its link's quaternion ``quat`` (x y z w), the ground's unit normal ``n``)."""
+    from ..feet import ankle_offset
+
+    x, y, z, w = map(float, quat)
+    norm2 = x * x + y * y + z * z + w * w
+    if not math.isfinite(norm2) or norm2 == 0.0:
+        return [(math.nan, math.nan)] * 4  # a diverged run's reading
+    f = (1.0 - 2.0 * (y * y + z * z) / norm2, 2.0 * (x * y + w * z) / norm2,
+         2.0 * (x * z - w * y) / norm2)  # fmt: skip  (the foot's +x axis)
+    along = f[0] * n[0] + f[1] * n[1] + f[2] * n[2]
+    g = [f[i] - along * n[i] for i in range(3)]
+    gn = math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2])
+    g = [v / gn for v in g]
+    pitch = math.asin(min(1.0, max(-1.0, -along)))
+    dx, dz = ankle_offset(sole.heel, sole.toe, sole.height, pitch, sole.corner)
+    ux = float(ankle[0]) - (g[0] * dx + n[0] * dz)
+    uy = float(ankle[1]) - (g[1] * dx + n[1] * dz)
+    h = math.hypot(g[0], g[1])
+    fx, fy = g[0] / h, g[1] / h
+    half, flat = 0.5 * sole.width, math.radians(SOLE_FLAT_DEG)
+    ends = ([-sole.heel] if pitch <= flat else []) + ([sole.toe] if pitch >= -flat else [])
+    return [(ux + a * fx - b * fy, uy + a * fy + b * fx) for a in ends for b in (-half, half)]
 
 
 def _support_margins(rec: dict, feet, contacts, n: int, soles=None, normals=None):
