@@ -3,7 +3,7 @@ conditions of the bipeds issue, and the largest sideways push each survives.
 
 Run: python experiments/biped_free.py [--workers 2] [--walkers mechanic,raptor]
 [--catalog FILE] [--json FILE] [--feet derived|set_back|no_hip_yaw] [--generated N]
-[--starts N]
+[--starts N] [--engine pybullet|mujoco]
 ``--catalog FILE`` runs the two-legged walkers of a catalog of your own instead of the
 built-in ones (``--walkers`` then names walkers of that file; default: all its bipeds).
 ``--feet no_hip_yaw`` runs each biped without the hip yaw joints its legs get by default
@@ -204,6 +204,14 @@ def generated_cells(n: int, feet: str, tempo: float | None = None):
     return [(f"seed{k}", c, 10.0, kw, feet, tempo) for k in seeds for c, kw in starts]
 
 
+def on_engine(todo, engine: str):
+    """The cells ``todo`` run on ``engine`` ("pybullet", the default, leaves them as they
+    are: ``simulate``'s own)."""
+    if engine == "pybullet":
+        return todo
+    return [(w, n, sec, {**kw, "engine": engine}, *rest) for w, n, sec, kw, *rest in todo]
+
+
 def catalog_bipeds(path: str, names: str | None) -> tuple[str, ...]:
     """The walkers ``names`` (comma-separated; None: every two-legged one) of the catalog
     file ``path``, checked: a ValueError says what is wrong and how to fix it."""
@@ -261,6 +269,9 @@ def main():
     ap.add_argument("--catalog", metavar="FILE",
                     help="run the bipeds of this catalog file instead of the built-in ones")
     ap.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
+    ap.add_argument("--engine", choices=("pybullet", "mujoco"), default="pybullet",
+                    help="the physics engine (default pybullet; mujoco needs the extra: pip "
+                    "install 'gaitsim[mujoco]')")  # fmt: skip
     ap.add_argument("--feet", choices=FEET, default="derived",
                     help="derived: the catalog's own feet; set_back: yawing ankles, each "
                     "sole's middle under its hip; no_hip_yaw: the legs without their hip "
@@ -281,6 +292,12 @@ def main():
         ap.error("--tempo needs --generated N and a positive number of pendulum periods")
     if args.catalog is not None and args.generated:
         ap.error("--catalog and --generated are two different runs: give one")
+    from gaitsim.sim.engine import EngineError, check_engine
+
+    try:
+        check_engine(args.engine)
+    except EngineError as exc:
+        ap.error(str(exc))
     try:
         if args.catalog is not None:
             walkers = catalog_bipeds(args.catalog, args.walkers)
@@ -294,6 +311,7 @@ def main():
         todo = start_cells(walkers, args.feet, args.starts)
     else:
         todo = cells(walkers, args.feet)
+    todo = on_engine(todo, args.engine)
     if args.catalog is not None:
         todo = [(*c, args.catalog) for c in todo]
     t0 = time.perf_counter()

@@ -456,17 +456,18 @@ def cmd_walk(args) -> int:
 def _biped_tempo_note(entry, summary, engine: str = "pybullet") -> str | None:
     """Why a free biped that steps slowly may have fallen, and what to change (None for
     every other run: not a biped, not free, did not fall, or brisk already). On an engine
-    other than PyBullet the engine is the reason: free bipeds do not walk there yet."""
+    other than PyBullet the engine is named: free bipeds fall more often there."""
     from .sim.run import BRISK_BIPED_TEMPO, biped_tempo, clip_speed_at_tempo, walks_free_biped
 
     tempo = biped_tempo(entry)
     if tempo is None or summary.body != "free" or not summary.fell:
         return None
     if engine != "pybullet":
-        return (f"note: free bipeds do not walk on {engine} yet (the built-in raptor falls at "
-                f"4.6 s of 10 s flat, the mechanic walks); --body assist, the default for "
-                f"bipeds on {engine}, walks it, and --engine pybullet walks the built-in "
-                "bipeds free")  # fmt: skip
+        return (f"note: free bipeds fall more often on {engine} than on pybullet (the "
+                "built-in mechanic falls climbing 5 deg from 4 of 6 starts there, which it "
+                f"walks on pybullet; docs/bipeds.md); --body assist, the default for bipeds "
+                f"on {engine}, walks it, and --engine pybullet walks the built-in bipeds "
+                "free")  # fmt: skip
     if tempo <= BRISK_BIPED_TEMPO:
         return None
     brisk = clip_speed_at_tempo(entry, BRISK_BIPED_TEMPO)
@@ -498,7 +499,8 @@ def _biped_assist_note(entry, summary, asked: str, engine: str) -> str | None:
         why = ('it stands on point feet ("foot": "sphere", or knees that bend up); soles '
                "are what a biped balances on")
     elif engine != "pybullet":
-        why = f"on {engine} free bipeds do not walk yet (the built-in raptor falls at 4.6 s)"
+        why = (f"on {engine} free bipeds do not yet walk every condition (the built-in "
+               "mechanic falls climbing 5 deg from 4 of 6 starts, which it walks on pybullet)")
     else:
         tempo = biped_tempo(entry)
         brisk = clip_speed_at_tempo(entry, FREE_BIPED_TEMPO)

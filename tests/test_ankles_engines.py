@@ -190,8 +190,13 @@ def test_a_soles_corners_get_the_sole_pad():
 
 @pytest.mark.skipif(not mujoco_available(), reason="the mujoco extra is missing")
 def test_mujoco_soles_get_the_foot_contact():
-    """MuJoCo: each sole's box geom wins its pair with the foot's friction, torsional
-    friction and pad time constant; the ankles have motors after the upper body's."""
+    """MuJoCo: each sole's corner spheres win their pairs with the foot's friction,
+    torsional friction and the sole's time constant: one over the natural frequency of a
+    flat sole's stiffness (its four corners' ``Body.sole_pad``, PyBullet's) under an even
+    share of the mass, by hand (the pad's own would be sqrt(k_sole / k_pad) longer); the
+    ankles have motors after the upper body's."""
+    import math
+
     import mujoco
 
     with make_world("mujoco", Flat(), friction=0.8) as world:
@@ -206,7 +211,14 @@ def test_mujoco_soles_get_the_foot_contact():
                 assert m.geom_priority[g] == 1 and m.geom_condim[g] == 4
                 np.testing.assert_allclose(m.geom_friction[g, :2],
                                            [0.8, robot.geometry.foot_radius])  # fmt: skip
-                assert m.geom_solref[g, 0] > 0
+                body = robot.body
+                k_sole = 4 * body.sole_pad[0]
+                c_sole = 4 * body.sole_pad[1]
+                share = body.mass / 2
+                assert m.geom_solref[g, 0] == pytest.approx(math.sqrt(share / k_sole))
+                zeta = c_sole / (2 * math.sqrt(k_sole * share))
+                assert m.geom_solref[g, 1] == pytest.approx(zeta)
+                assert k_sole > 2 * body.pad[0]  # stiffer than the pad (the corners' EDGE_SINK)
         n = len(robot.body.ankle_joint_names)
         names = [m.actuator(a).name for a in range(m.nu)][-n:]
         assert names == list(robot.body.ankle_joint_names)

@@ -28,7 +28,12 @@ a second time. To it the spec adds what a URDF cannot say:
   without using it) would be a constraint row per joint, a third of a physics step's cost;
   the hip pitch joints get viscous damping in its place (``_joint_friction``);
 - the ankles' rotor inertia sized for a planted foot's load (``ANKLE_ARMATURE``,
-  ``MujocoRobot._standing_inertia``); their motors are the legs' (and so are sized for it).
+  ``MujocoRobot._standing_inertia``), their actuators' damping ANKLE_VELOCITY_CLOSURE times
+  the legs'; their motors are the legs';
+- a sole's corner spheres get the sole's own stiffness (PyBullet's: its four corners'
+  ``Body.sole_pad``, stiffened so that the sole on one edge sinks at most
+  ``feet.EDGE_SINK`` of a corner) for the time constant and damping ratio, not the foot
+  pad's: sqrt(k_sole / k_pad) = 1.5 times quicker for the built-in bipeds.
 
 The integrator is MuJoCo's ``implicitfast``: the actuators' velocity feedback is
 integrated implicitly, so they can close a joint's velocity error within a step without
@@ -53,6 +58,7 @@ import math
 
 import numpy as np
 
+from ..feet import SOLE_CORNERS
 from ..ik import leg_ik
 from ..terrain import Flat, Rough, Slope
 from .common import RobotBase, WorldBase
@@ -80,15 +86,27 @@ NOSLIP_ITERATIONS = 4  # the no-slip pass: PyBullet's friction anchor (a loaded 
 CONE = 0  # mujoco.mjtCone: 0 pyramidal, 1 elliptic
 SUBSTEPS = 2  # MuJoCo steps per world step
 ARMATURE = 0.5  # each joint's rotor inertia, as a share of its leg's inertia about it
-ANKLE_ARMATURE = 0.01  # an ankle's rotor inertia: at least this share of the body's inertia
-# about it on a planted foot (MujocoRobot._standing_inertia; the mechanic: 0.086 and 0.060
-# kg m^2 for pitch and roll, against the foot's own 0.001 and 0.0003). With ARMATURE alone
-# the foot (a light sole, a lighter ankle link between its two joints) was too small a load
-# for its motor and the soft contacts: the mechanic standing, legs and ankles held, rocked
-# heel to toe (190 N swings on each foot; with its ankles damped rigid it still tipped over
-# backwards in 2 s), and its ankle motors, damped for the foot alone, let it fall back in
-# 3 s. With this it stands: 1 N swings after 0.5 s, ankles within 0.0005 rad. The price: a
-# foot in the air turns at most effort / armature (1000 rad/s^2 for the mechanic's 88 N m)
+ANKLE_ARMATURE = 0.001  # an ankle's rotor inertia: at least this share of the body's inertia
+# about it on a planted foot (MujocoRobot._standing_inertia; the mechanic: 0.0086 and
+# 0.0060 kg m^2 for pitch and roll, against the foot's own 0.001 and 0.0003). With ARMATURE
+# alone the foot (a light sole, a lighter ankle link between its two joints) was too small a
+# load for its motor and the soft contacts: the mechanic standing, legs and ankles held,
+# rocked heel to toe and fell back in 3 s. Stop 33 sized it 0.01; stop 50 lightened it
+# tenfold with the ankles' damping raised (ANKLE_VELOCITY_CLOSURE) and the soles' contacts
+# stiffened to their own pad (``_robot_contacts``): with 0.01 a free biped's trailing sole
+# left the ground and landed again within its stance, 2.1-2.4 touchdowns a stance, and the
+# free raptor walked 6 of the 54 runs below (docs/bipeds.md, stop 50). The price of a
+# light rotor: a sliding toe-off, see ANKLE_VELOCITY_CLOSURE
+ANKLE_VELOCITY_CLOSURE = 3.0  # the ankles' actuators close velocity errors three times as
+# fast as the legs' (VELOCITY_CLOSURE): with the legs' closure the light rotor walked 29
+# of 42 runs of the two bipeds against 40 (7 conditions x 3 starts). With the two (and the
+# soles' contacts), the built-in bipeds free on MuJoCo, the bipeds issue's 9 conditions x
+# 6 starts (``experiments/biped_free.py --engine mujoco
+# --starts 6``): the mechanic walks 47 of 54 (stop 49: 45), the raptor 50 (6); touchdowns
+# a stance 1.10 and 1.29 (2.09, 2.41; 7 conditions x 6 starts). The mechanic's slip per
+# contact rose from 5-7 mm over 2.2-2.6 contacts a stance to 23-25 mm over one: its
+# unloading trailing sole drags on its toe (14 mm forward, 20 mm sideways in a traced
+# toe-off), which PyBullet's holds to 8 mm
 HIP_PITCH_FRICTION_DAMPING = 2.0  # s/rad: the viscous damping (N m s/rad) that stands in
 # for each N m of a hip pitch joint's URDF friction (``_joint_friction``): the same drag at
 # 0.5 rad/s. Measured on the horn beetle, 12 seeded 10 s episodes on flat ground: touchdowns
@@ -353,10 +371,13 @@ def pad_solref(pad, mass_share: float, dt: float) -> tuple[float, float]:
 
 def _robot_contacts(spec, body, friction: float, dt: float) -> None:
     """Robot geoms collide with the ground only (``_ground_pairs``); feet win their pairs
-    with the pad's soft contact (``dt``: MuJoCo's step), the world's friction and a
-    torsional friction of one foot radius."""
+    with the pad's soft contact (``dt``: MuJoCo's step; a sole's: its corners' pads
+    together, ``Body.sole_stiffness``), the world's friction and a torsional friction of
+    one foot radius."""
     feet = set(body.foot_links)
-    timeconst, zeta = pad_solref(body.pad, body.mass / body.n_legs, dt)
+    pad = body.pad if body.sole_pad is None else (SOLE_CORNERS * body.sole_pad[0],
+                                                  SOLE_CORNERS * body.sole_pad[1])  # fmt: skip
+    timeconst, zeta = pad_solref(pad, body.mass / body.n_legs, dt)
     for link in spec.bodies:
         if link.name == "world":
             continue
@@ -500,8 +521,11 @@ class MujocoRobot(RobotBase):
             rotor = np.maximum(ARMATURE * own, ANKLE_ARMATURE * self._ankle_load)
             m.dof_armature[self._avadr] = rotor
             self._inertia[len(inertia) - len(self._avadr) :] = own + rotor
-        # the actuators' damping: VELOCITY_CLOSURE joint inertias per MuJoCo step
-        damping = VELOCITY_CLOSURE * self._inertia / self.model.opt.timestep
+        # the actuators' damping: VELOCITY_CLOSURE joint inertias per MuJoCo step (the
+        # ankles' ANKLE_VELOCITY_CLOSURE)
+        closure = np.full(len(self._inertia), VELOCITY_CLOSURE)
+        closure[len(closure) - len(self._avadr) :] = ANKLE_VELOCITY_CLOSURE
+        damping = closure * self._inertia / self.model.opt.timestep
         # actuators: the legs' first, then the upper body's, then the ankles'
         self._nl = len(names)
         self._na0 = self._nl + len(self._uvadr)  # the first ankle actuator

@@ -87,8 +87,9 @@ def clip_speed_at_tempo(entry, tempo: float) -> float:
 def walks_free_biped(entry, engine: str = DEFAULT_ENGINE) -> bool:
     """Whether a two-legged walker gets a free body by default: it stands on soles (its own
     or derived), has no flight phase (duty >= 0.5), steps at most FREE_BIPED_TEMPO pendulum
-    periods a cycle (``biped_tempo``) and runs on PyBullet (on MuJoCo the free raptor falls
-    at 4.6 s of a 10 s flat walk: the assist stays its default there)."""
+    periods a cycle (``biped_tempo``) and runs on PyBullet (on MuJoCo the free mechanic
+    falls climbing 5 deg from 4 of 6 starts, which it walks on PyBullet: the assist stays
+    its default there; docs/bipeds.md, stop 50)."""
     gait = resolve_entry(entry).gait
     if gait.n_legs != 2 or gait.duty < 0.5 or soles(gait) is None or engine != "pybullet":
         return False
