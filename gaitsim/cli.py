@@ -453,6 +453,11 @@ def cmd_walk(args) -> int:
     return 0 if summary.walked else 1
 
 
+# why bipeds keep the assist by default on an engine other than PyBullet (the two notes)
+FREE_BIPEDS_OFF_PYBULLET = ("the built-in mechanic falls climbing 5 deg from 4 of 6 starts, "
+                            "which it walks on pybullet; docs/bipeds.md, stop 50")
+
+
 def _biped_tempo_note(entry, summary, engine: str = "pybullet") -> str | None:
     """Why a free biped that steps slowly may have fallen, and what to change (None for
     every other run: not a biped, not free, did not fall, or brisk already). On an engine
@@ -463,11 +468,9 @@ def _biped_tempo_note(entry, summary, engine: str = "pybullet") -> str | None:
     if tempo is None or summary.body != "free" or not summary.fell:
         return None
     if engine != "pybullet":
-        return (f"note: free bipeds fall more often on {engine} than on pybullet (the "
-                "built-in mechanic falls climbing 5 deg from 4 of 6 starts there, which it "
-                f"walks on pybullet; docs/bipeds.md); --body assist, the default for bipeds "
-                f"on {engine}, walks it, and --engine pybullet walks the built-in bipeds "
-                "free")  # fmt: skip
+        return (f"note: free bipeds fall more often on {engine} than on pybullet "
+                f"({FREE_BIPEDS_OFF_PYBULLET}); --body assist, the default for bipeds on "
+                f"{engine}, walks it, and --engine pybullet walks the built-in bipeds free")
     if tempo <= BRISK_BIPED_TEMPO:
         return None
     brisk = clip_speed_at_tempo(entry, BRISK_BIPED_TEMPO)
@@ -499,8 +502,8 @@ def _biped_assist_note(entry, summary, asked: str, engine: str) -> str | None:
         why = ('it stands on point feet ("foot": "sphere", or knees that bend up); soles '
                "are what a biped balances on")
     elif engine != "pybullet":
-        why = (f"on {engine} free bipeds do not yet walk every condition (the built-in "
-               "mechanic falls climbing 5 deg from 4 of 6 starts, which it walks on pybullet)")
+        why = (f"on {engine} free bipeds do not yet walk every condition "
+               f"({FREE_BIPEDS_OFF_PYBULLET})")
     else:
         tempo = biped_tempo(entry)
         brisk = clip_speed_at_tempo(entry, FREE_BIPED_TEMPO)

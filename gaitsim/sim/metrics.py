@@ -489,13 +489,15 @@ def _sole_points_one(ankle, quat, sole, n) -> list[tuple[float, float]]:
     """The ground points (x, y) one sole bears on (``sole_support_points``' rule for one
     foot: its link's quaternion ``quat`` (x y z w), the ground's unit normal ``n``)."""
     from ..feet import ankle_offset
+    from .reference import rot_from_quat
 
     x, y, z, w = map(float, quat)
     norm2 = x * x + y * y + z * z + w * w
     if not math.isfinite(norm2) or norm2 == 0.0:
         return [(math.nan, math.nan)] * 4  # a diverged run's reading
-    f = (1.0 - 2.0 * (y * y + z * z) / norm2, 2.0 * (x * y + w * z) / norm2,
-         2.0 * (x * z - w * y) / norm2)  # fmt: skip  (the foot's +x axis)
+    k = 1.0 / math.sqrt(norm2)
+    r = rot_from_quat((x * k, y * k, z * k, w * k))
+    f = (r[0], r[3], r[6])  # the foot's +x axis, the rotation's first column
     along = f[0] * n[0] + f[1] * n[1] + f[2] * n[2]
     g = [f[i] - along * n[i] for i in range(3)]
     gn = math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2])

@@ -516,15 +516,16 @@ class MujocoRobot(RobotBase):
         acted = self._acted()
         m.dof_armature[acted] = ARMATURE * inertia
         self._inertia = inertia * (1.0 + ARMATURE)
+        ankles = slice(len(inertia) - len(self._avadr), None)  # the last, in actuator order
         if len(self._avadr):  # ankles: see ANKLE_ARMATURE
-            own = inertia[len(inertia) - len(self._avadr) :]
+            own = inertia[ankles]
             rotor = np.maximum(ARMATURE * own, ANKLE_ARMATURE * self._ankle_load)
             m.dof_armature[self._avadr] = rotor
-            self._inertia[len(inertia) - len(self._avadr) :] = own + rotor
+            self._inertia[ankles] = own + rotor
         # the actuators' damping: VELOCITY_CLOSURE joint inertias per MuJoCo step (the
         # ankles' ANKLE_VELOCITY_CLOSURE)
         closure = np.full(len(self._inertia), VELOCITY_CLOSURE)
-        closure[len(closure) - len(self._avadr) :] = ANKLE_VELOCITY_CLOSURE
+        closure[ankles] = ANKLE_VELOCITY_CLOSURE
         damping = closure * self._inertia / self.model.opt.timestep
         # actuators: the legs' first, then the upper body's, then the ankles'
         self._nl = len(names)
