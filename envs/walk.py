@@ -23,7 +23,8 @@ from gaitsim.scenario import (
     upper_walker_options,
 )
 from gaitsim.sim.controller import (
-    BODY_MODES,
+    AUTO_BODY,
+    BODY_SETTINGS,
     ControlConfig,
     GaitController,
     ReferenceTable,
@@ -32,7 +33,7 @@ from gaitsim.sim.controller import (
 from gaitsim.sim.engine import DEFAULT_ENGINE, load_robot
 from gaitsim.sim.metrics import ContactTally, sole_support_margin, support_margin, tilt_cos
 from gaitsim.sim.robot import Robot
-from gaitsim.sim.run import check_sim_hz, physics_walker_options, run_rates
+from gaitsim.sim.run import check_sim_hz, default_body, physics_walker_options, run_rates
 from gaitsim.sim.world import DisplayError, display_available
 from gaitsim.terrain import Flat, Slope, scalar_height
 from gaitsim.walker import Walker, lean_cadence
@@ -97,8 +98,10 @@ class WalkEnv(gym.Env):
     - ``turn``: a signed turn radius in metres (or a range of one sign; 0 turns in place),
       or a gaitsim.path Schedule / Arc / TurnInPlace / Straight; ``yaw_rate_deg`` (or range):
       a yaw rate instead (deg/s).
-    - ``body``: "free", "assist" (virtual spring-damper on height, roll and pitch; bipeds
-      need it) or "kinematic"; ``distance_source``: "command" or "odometry";
+    - ``body``: "free" (default), "assist" (virtual spring-damper on height, roll and
+      pitch), "kinematic", or "auto": the body ``gaitsim walk`` gives the walker on this
+      engine (``sim.run.default_body``: the assist for slow bipeds, three legs, flight
+      phases and long stands on a line); ``distance_source``: "command" or "odometry";
       ``control_hz`` (default None: the walker's own, 60 or a doubling of it for a walker
       small enough to fall faster or on a faster servo clock) must divide ``sim_hz``
       (default None: the walker's own, 240 or a multiple of it; both ``sim.run.run_rates``);
@@ -226,7 +229,8 @@ class WalkEnv(gym.Env):
         display = self._check_render(render_mode, render_size, engine)
         self._set_walker(walker, walker_options,
                          {"arms": arms, "twist": twist, "gaze": gaze, "lean": lean})  # fmt: skip
-        self._set_controller(body, sim_hz, control_hz, distance_source, control_options)
+        self._set_controller(body, sim_hz, control_hz, distance_source, control_options,
+                             engine)  # fmt: skip
         self.task = WalkTask(
             self.entry,
             speed_scale=speed_scale,
@@ -296,12 +300,15 @@ class WalkEnv(gym.Env):
         self.render_size = tuple(int(v) for v in render_size)
         return display
 
-    def _set_controller(self, body, sim_hz, control_hz, distance_source, control_options) -> None:
+    def _set_controller(self, body, sim_hz, control_hz, distance_source, control_options,
+                        engine: str = DEFAULT_ENGINE) -> None:  # fmt: skip
         """Check the body mode and rates (None: the walker's own on the body mode's servo
         clock, ``sim.run.run_rates``); the controller settings (``self.config``) and the
         physics rate (``self.sim_hz``)."""
-        if body not in BODY_MODES:
-            raise ValueError(f"body must be one of {', '.join(BODY_MODES)}, got {body!r}")
+        if body not in BODY_SETTINGS:
+            raise ValueError(f"body must be one of {', '.join(BODY_SETTINGS)}, got {body!r}")
+        if body == AUTO_BODY:  # the walker's default body on this engine
+            body = default_body(self.entry, engine)
         options = dict(control_options or {})
         clock, control_hz, sim_hz = run_rates(self.body, body, options.pop("servo_clock", None),
                                               control_hz, sim_hz)  # fmt: skip

@@ -202,3 +202,69 @@ def test_run_summary_keeps_unknown_figures_and_names_missing_ones(two_runs):
 def test_a_negative_episode_seed_is_a_usage_error(capsys):
     assert main(["walk", "fox", "--episode-seed", "-1", "-q"]) == 2
     assert "--episode-seed must be a whole number >= 0, got -1" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- body "auto" in the Python API
+def _slow_biped():
+    """A generated biped that steps too slowly to walk free (``walks_free_biped``)."""
+    from gaitsim.generate import random_entry
+    from gaitsim.sim.run import biped_tempo
+
+    entry = random_entry(14)
+    assert entry.gait.n_legs == 2 and biped_tempo(entry) > 0.9
+    return entry
+
+
+def test_auto_body_resolves_to_the_walkers_default_on_its_engine():
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import default_body, resolve_body
+
+    auto = ControlConfig(body="auto", kp_swing=0.25)
+    slow = _slow_biped()
+    assert resolve_body(auto, slow) == dataclasses.replace(auto, body="assist")
+    assert resolve_body(auto, "fox").body == "free"
+    # the built-in bipeds walk free on PyBullet and keep the assist on MuJoCo
+    assert resolve_body(auto, "mechanic").body == default_body("mechanic") == "free"
+    assert resolve_body(auto, "mechanic", "mujoco").body == "assist"
+    # any other body, and no config, pass through as they are
+    free = ControlConfig(body="free")
+    assert resolve_body(free, slow) is free and resolve_body(None, slow) is None
+
+
+def test_simulate_with_the_auto_body_runs_the_walkers_default():
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import simulate
+
+    slow = _slow_biped()
+    s = simulate(slow, seconds=0.5, config=ControlConfig(body="auto")).summary
+    assert s["body"] == "assist" and s["assist_mean_force_per_weight"] > 0.0
+    s = simulate(slow, seconds=0.5).summary  # the default config: a free body, as before
+    assert s["body"] == "free" and "assist_mean_force_per_weight" not in s
+
+
+def test_a_controller_refuses_an_unresolved_auto_body():
+    from gaitsim.sim.controller import ControlConfig, GaitController
+
+    with pytest.raises(ValueError, match="resolve_body"):
+        GaitController(None, None, None, ControlConfig(body="auto"))
+    with pytest.raises(ValueError, match="free, assist, kinematic, auto"):
+        ControlConfig(body="held")
+
+
+@pytest.mark.parametrize("engine", ["pybullet", "mujoco"])
+def test_the_env_takes_the_auto_body(engine):
+    import gymnasium as gym
+
+    import gaitsim.sim  # noqa: F401  (registers the env ids)
+
+    if engine == "mujoco":
+        pytest.importorskip("mujoco")
+    env = gym.make("gaitsim/Walk-v0", walker="mechanic", body="auto", engine=engine)
+    try:
+        assert env.unwrapped.config.body == ("free" if engine == "pybullet" else "assist")
+        env.reset(seed=0)
+        env.step(env.action_space.sample() * 0.0)
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="body must be one of"):
+        gym.make("gaitsim/Walk-v0", walker="fox", body="held")

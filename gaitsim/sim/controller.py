@@ -88,6 +88,9 @@ RECORD_KEYS = ("t", "s", "progress", "s_ref", "ref_pos", "ref_heading", "base_po
                "foot_forces", "leg_force")  # fmt: skip
 DISTANCE_SOURCES = ("command", "odometry")
 BODY_MODES = ("free", "assist", "kinematic")
+AUTO_BODY = "auto"  # ControlConfig.body: the walker's default body (``sim.run.default_body``),
+# resolved by ``simulate()`` and the env before a controller is built
+BODY_SETTINGS = (*BODY_MODES, AUTO_BODY)  # what ControlConfig.body takes
 PLANT_LOCKS = ("measured", "planned")
 # a narrow body on point feet (``stance.narrow_share`` 1): its stance forces right its tilt
 # this many times as hard as gravity tips it (``stance.attitude_arms``; 1 only cancels the
@@ -119,7 +122,7 @@ class ControlConfig:
     # doubling of it for a walker small enough to fall faster than 60 Hz can follow, or
     # whose servo clock runs faster: ``geometry.servo_clock``)
     distance_source: str = "command"
-    body: str = "free"
+    body: str = "free"  # or AUTO_BODY: the walker's default on the run's engine
     kp: float | None = None  # PyBullet position gain of stance legs; None: the gait's own
     # (``stance.stance_gain``: 0.05, or 0.03 for a free body on a line of point feet)
     kp_swing: float = 0.3  # ... of swing legs (stiff: track the swing arc)
@@ -195,7 +198,7 @@ class ControlConfig:
 
     def __post_init__(self):
         _choice("distance_source", self.distance_source, DISTANCE_SOURCES)
-        _choice("body", self.body, BODY_MODES)
+        _choice("body", self.body, BODY_SETTINGS)
         _choice("plant_lock", self.plant_lock, PLANT_LOCKS)
         for name in ("control_hz", "servo_clock"):
             v = getattr(self, name)
@@ -283,6 +286,9 @@ class GaitController:
     ):
         self.world, self.robot, self.walker = world, robot, walker
         cfg = config if config is not None else ControlConfig()
+        if cfg.body == AUTO_BODY:
+            raise ValueError("body 'auto' is resolved before a controller is built: pass "
+                             "sim.run.resolve_body(config, entry, engine), or run simulate()")
         _check_clock(cfg, robot)
         if cfg.control_hz is None:  # the walker's own rate
             cfg = dataclasses.replace(cfg, control_hz=robot.body.rates(robot.servo_clock)[0])

@@ -22,7 +22,7 @@ from ..path import Arc, Straight, TurnInPlace
 from ..terrain import Flat, Rough, scalar_height
 from ..validate import turn_radius as natural_turn_radius
 from ..walker import Walker, lean_cadence, resolve_entry
-from .controller import ControlConfig, GaitController
+from .controller import AUTO_BODY, ControlConfig, GaitController
 from .engine import DEFAULT_ENGINE, check_engine, load_robot, make_world
 from .metrics import fall_reason, summarize, verdict
 from .stance import line_drift_growth, tipping_ratio  # (also sim.run API: the summary)
@@ -246,7 +246,10 @@ def simulate(
     episode's spread from a seeded generator: the start point in the gait cycle and the
     ground friction (x U(0.9, 1.1)); the default (None) starts at distance 0 with the given
     friction, deterministically. ``engine``: "pybullet" or "mujoco" (see
-    gaitsim.sim.engine). ``push_at`` (s) and ``push_velocity`` (m/s, positive to the
+    gaitsim.sim.engine). ``config``: the controller's settings; None is ``ControlConfig()``,
+    a free body; ``ControlConfig(body="auto")`` gives the walker the body ``gaitsim walk``
+    gives it (``default_body`` on ``engine``; the summary's ``body`` says which).
+    ``push_at`` (s) and ``push_velocity`` (m/s, positive to the
     walker's left): a sideways push, the whole robot's velocity changed at once as by an
     impulse (``GaitController.push``). ``sim_hz``: the physics rate; None: the body's own
     (``Body.sim_hz``: 240 Hz, or a multiple for walkers whose bare feet ring faster on
@@ -258,7 +261,7 @@ def simulate(
     push = check_push(push_at, push_velocity, seconds)
     body = compile_body(walker)
     entry = body.entry
-    config, sim_hz = _with_rates(body, config, sim_hz)
+    config, sim_hz = _with_rates(body, resolve_body(config, entry, engine), sim_hz)
     start, friction = _spread(entry, speed_scale, friction, seed)
     options = physics_walker_options(walker_options)
     # the upright lean's cadence: a faster step downhill is a faster walk
@@ -314,6 +317,14 @@ def check_seconds(seconds: float) -> None:
         raise RunError(
             f"seconds must be in (0, {MAX_SECONDS:g}] (10 simulated hours), got {seconds!r}"
         )
+
+
+def resolve_body(config: ControlConfig | None, entry, engine: str = DEFAULT_ENGINE):
+    """``config`` with body ``auto`` (``ControlConfig.body``) replaced by the walker's
+    default body on ``engine`` (``default_body``); any other config as it is."""
+    if config is None or config.body != AUTO_BODY:
+        return config
+    return dataclasses.replace(config, body=default_body(entry, engine))
 
 
 def _with_rates(body, config: ControlConfig | None, sim_hz):
