@@ -5,8 +5,8 @@ start and from episode seed 1, a 5 deg climb, a 5 deg descent and 1 cm rough gro
 
 Run: python experiments/fidelity_eval.py [--engine pybullet|mujoco] [--workers 2]
 [--seconds 10] [--json FILE] [--seeds A-B] [--conditions C,C] [--no-built-in]
-[--catalog FILE] [--lopsided-knees | --mixed-legs | --every-kind | --flight-gaits |
---irregular | --quadruped-walks]
+[--catalog FILE] [--pattern NAME] [--lopsided-knees | --mixed-legs | --every-kind |
+--flight-gaits | --irregular | --quadruped-walks]
 (``--catalog``: a user's own walkers; those with fewer than four legs or duty < 0.5 are
 run on their default body and judged by their verdict alone; ``--lopsided-knees``: the
 generated walkers drawn with one hind knee forward, one back; ``--mixed-legs``: drawn
@@ -18,7 +18,8 @@ families, ``gaitsim.generate.irregular_walker``: 3-8 legs, odd counts too, hips 
 oval, pace, lateral, diagonal, rotary or random phases; those with three legs judged by
 their verdict; ``--quadruped-walks``: four-legged four-beat walks on narrow tracks,
 ``gaitsim.generate.quadruped_walker``)
-(``--seeds 40-99 --conditions flat --no-built-in``: a fresh sample of walkers, flat only)
+(``--seeds 40-99 --conditions flat --no-built-in``: a fresh sample of walkers, flat only;
+``--pattern trot``: only the sample's trots, ``catalog.gait_pattern``)
 
 The bounds checked (a run that misses one is listed with the reason):
 - flat ground: every leg's measured duty within 0.08 of the catalog's and the mean within
@@ -248,6 +249,15 @@ TIPPING_BANDS = (4.0, 6.0)  # height / half track: below 4 (wide regime), 4-6, 6
 BAND_NAMES = ("below 4", "4-6", "6 and over")
 
 
+def with_pattern(names: list[str], pattern: str) -> list[str]:
+    """The walkers among ``names`` whose footfall pattern (``catalog.gait_pattern``) is
+    ``pattern`` (case and surrounding spaces aside)."""
+    from gaitsim.catalog import gait_pattern
+
+    want = pattern.strip().lower()
+    return [n for n in names if gait_pattern(walker_of(n).gait) == want]
+
+
 def breakdown(results, met: list[bool]) -> list[str]:
     """Runs within every bound (``met``, per run) by footfall pattern
     (``catalog.gait_pattern``: a four-beat walk by its sequence) and by standing height
@@ -398,6 +408,13 @@ def main(argv=None) -> int:
         "the same walkers",
     )
     ap.add_argument(
+        "--pattern",
+        metavar="NAME",
+        help="run only the sample's walkers of this footfall pattern (gaitsim.catalog."
+        "gait_pattern, as `gaitsim catalog` prints it: trot, pace, bound, tripod, wave, "
+        "biped, 'walk (lateral sequence)', ...)",
+    )
+    ap.add_argument(
         "--no-built-in",
         action="store_true",
         help="leave out the four built-in walkers (generated ones only)",
@@ -440,10 +457,13 @@ def main(argv=None) -> int:
             print(f"verdict only (the bounds are for four or more legs and duty >= 0.5): "
                   f"{', '.join(skipped)}", file=sys.stderr)  # fmt: skip
         names += mine
+    if args.pattern is not None:
+        names = with_pattern(names, args.pattern)
     if not names:
+        want = "four or more legs with duty >= 0.5" + (
+            f" and the pattern {args.pattern!r}" if args.pattern is not None else "")
         ap.error(f"no walker to run: no seed in {args.seeds.start}-{args.seeds.stop - 1} "
-                 "draws four or more legs with duty >= 0.5; widen --seeds or drop "
-                 "--no-built-in")  # fmt: skip
+                 f"draws {want}; widen --seeds, drop --no-built-in or --pattern")  # fmt: skip
     todo = [(n, c, args.seconds, args.engine, tuple(args.set))
             for n in names for c in args.conditions]  # fmt: skip
     with ProcessPoolExecutor(args.workers) as pool:

@@ -380,3 +380,22 @@ def test_the_quadruped_sample_is_the_quadruped_generators_walks():
     with pytest.raises(SystemExit) as e:
         fe.main(["--quadruped-walks", "--irregular"])
     assert e.value.code == 2
+
+
+def test_a_pattern_keeps_only_the_walkers_of_that_footfall(capsys, tmp_path):
+    from gaitsim.catalog import gait_pattern
+
+    names = ["fox", "horn_beetle", "spider_bot"] + [f"seed{s}" for s in fe.generated_seeds()]
+    trots = fe.with_pattern(names, " Trot ")
+    assert trots and all(gait_pattern(fe.walker_of(n).gait) == "trot" for n in trots)
+    assert "fox" not in trots and fe.with_pattern(names, "walk (lateral sequence)")[0] == "fox"
+    assert fe.with_pattern(names, "gallop") == []
+    out = tmp_path / "runs.json"
+    first = next(n for n in trots if n.startswith("seed"))
+    argv = ["--seeds", f"0-{first[4:]}", "--pattern", "trot", "--conditions", "flat",
+            "--no-built-in", "--seconds", "1", "--workers", "1", "--json", str(out)]  # fmt: skip
+    assert fe.main(argv) == 0
+    assert list(fe.json.loads(out.read_text())) == [f"{first}/flat"]
+    with pytest.raises(SystemExit) as e:
+        fe.main(["--seeds", "0-39", "--no-built-in", "--pattern", "gallop"])
+    assert e.value.code == 2 and "'gallop'" in capsys.readouterr().err
