@@ -217,18 +217,18 @@ def _slow_biped():
 
 def test_auto_body_resolves_to_the_walkers_default_on_its_engine():
     from gaitsim.sim.controller import ControlConfig
-    from gaitsim.sim.run import default_body, resolve_body
+    from gaitsim.sim.run import default_body, with_default_body
 
     auto = ControlConfig(body="auto", kp_swing=0.25)
     slow = _slow_biped()
-    assert resolve_body(auto, slow) == dataclasses.replace(auto, body="assist")
-    assert resolve_body(auto, "fox").body == "free"
+    assert with_default_body(auto, slow) == dataclasses.replace(auto, body="assist")
+    assert with_default_body(auto, "fox").body == "free"
     # the built-in bipeds walk free on PyBullet and keep the assist on MuJoCo
-    assert resolve_body(auto, "mechanic").body == default_body("mechanic") == "free"
-    assert resolve_body(auto, "mechanic", "mujoco").body == "assist"
+    assert with_default_body(auto, "mechanic").body == default_body("mechanic") == "free"
+    assert with_default_body(auto, "mechanic", "mujoco").body == "assist"
     # any other body, and no config, pass through as they are
     free = ControlConfig(body="free")
-    assert resolve_body(free, slow) is free and resolve_body(None, slow) is None
+    assert with_default_body(free, slow) is free and with_default_body(None, slow) is None
 
 
 def test_simulate_with_the_auto_body_runs_the_walkers_default():
@@ -245,7 +245,7 @@ def test_simulate_with_the_auto_body_runs_the_walkers_default():
 def test_a_controller_refuses_an_unresolved_auto_body():
     from gaitsim.sim.controller import ControlConfig, GaitController
 
-    with pytest.raises(ValueError, match="resolve_body"):
+    with pytest.raises(ValueError, match="with_default_body"):
         GaitController(None, None, None, ControlConfig(body="auto"))
     with pytest.raises(ValueError, match="free, assist, kinematic, auto"):
         ControlConfig(body="held")

@@ -246,9 +246,13 @@ class ControlConfig:
 
 
 def _check_clock(cfg: ControlConfig, robot) -> None:
-    """A ValueError unless ``cfg.servo_clock`` (if given) is the one the robot was loaded
-    with: the robot's gains are set when it is loaded, so a clock in the config alone would
-    be silently ignored."""
+    """A ValueError for a body still ``auto`` (``sim.run.with_default_body`` resolves it),
+    or unless ``cfg.servo_clock`` (if given) is the one the robot was loaded with: the
+    robot's gains are set when it is loaded, so a clock in the config alone would be
+    silently ignored."""
+    if cfg.body == AUTO_BODY:
+        raise ValueError("body 'auto' is resolved before a controller is built: pass "
+                         "sim.run.with_default_body(config, entry, engine), or run simulate()")
     clock = cfg.servo_clock
     if clock is not None and abs(clock - robot.servo_clock) > 1e-12:
         raise ValueError(f"servo_clock {clock:g} differs from the robot's "
@@ -286,9 +290,6 @@ class GaitController:
     ):
         self.world, self.robot, self.walker = world, robot, walker
         cfg = config if config is not None else ControlConfig()
-        if cfg.body == AUTO_BODY:
-            raise ValueError("body 'auto' is resolved before a controller is built: pass "
-                             "sim.run.resolve_body(config, entry, engine), or run simulate()")
         _check_clock(cfg, robot)
         if cfg.control_hz is None:  # the walker's own rate
             cfg = dataclasses.replace(cfg, control_hz=robot.body.rates(robot.servo_clock)[0])

@@ -245,23 +245,20 @@ def simulate(
     physics goes non-finite ends at once (verdict ``non_finite``). A ``seed`` draws the
     episode's spread from a seeded generator: the start point in the gait cycle and the
     ground friction (x U(0.9, 1.1)); the default (None) starts at distance 0 with the given
-    friction, deterministically. ``engine``: "pybullet" or "mujoco" (see
-    gaitsim.sim.engine). ``config``: the controller's settings; None is ``ControlConfig()``,
-    a free body; ``ControlConfig(body="auto")`` gives the walker the body ``gaitsim walk``
-    gives it (``default_body`` on ``engine``; the summary's ``body`` says which).
-    ``push_at`` (s) and ``push_velocity`` (m/s, positive to the
-    walker's left): a sideways push, the whole robot's velocity changed at once as by an
-    impulse (``GaitController.push``). ``sim_hz``: the physics rate; None: the body's own
-    (``Body.sim_hz``: 240 Hz, or a multiple for walkers whose bare feet ring faster on
-    their pads). Memory grows with the steps walked, not the ones
-    asked for; runs longer than MAX_SECONDS are refused.
+    friction, deterministically. ``engine``: "pybullet" or "mujoco" (gaitsim.sim.engine).
+    ``config`` None is ``ControlConfig()``, a free body; ``ControlConfig(body="auto")``:
+    the body ``gaitsim walk`` gives the walker (``default_body`` on ``engine``). ``push_at``
+    (s) and ``push_velocity`` (m/s, positive to the walker's left): a sideways push, the
+    whole robot's velocity changed at once as by an impulse (``GaitController.push``).
+    ``sim_hz``: the physics rate; None: the body's own (``Body.sim_hz``). Memory grows with
+    the steps walked, not the ones asked for; runs longer than MAX_SECONDS are refused.
     """
     check_seconds(seconds)
     check_engine(engine)
     push = check_push(push_at, push_velocity, seconds)
     body = compile_body(walker)
     entry = body.entry
-    config, sim_hz = _with_rates(body, resolve_body(config, entry, engine), sim_hz)
+    config, sim_hz = _with_rates(body, with_default_body(config, entry, engine), sim_hz)
     start, friction = _spread(entry, speed_scale, friction, seed)
     options = physics_walker_options(walker_options)
     # the upright lean's cadence: a faster step downhill is a faster walk
@@ -319,7 +316,7 @@ def check_seconds(seconds: float) -> None:
         )
 
 
-def resolve_body(config: ControlConfig | None, entry, engine: str = DEFAULT_ENGINE):
+def with_default_body(config: ControlConfig | None, entry, engine: str = DEFAULT_ENGINE):
     """``config`` with body ``auto`` (``ControlConfig.body``) replaced by the walker's
     default body on ``engine`` (``default_body``); any other config as it is."""
     if config is None or config.body != AUTO_BODY:
