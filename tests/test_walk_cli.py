@@ -496,3 +496,40 @@ def test_the_narrow_body_note_is_for_point_feet_only():
     fell = SimpleNamespace(body="free", fell=True, tipping_ratio=8.0)
     assert _narrow_note(fell, resolve_entry("raptor")) is None
     assert "times as tall as half its track" in _narrow_note(fell, resolve_entry("fox"))
+
+
+def test_a_free_trot_near_duty_half_that_falls_on_a_slope_gets_the_slope_note():
+    """Generated trot 3056 (duty 0.54, its drift on a diagonal growing 13.6-fold: free by
+    default, under LINE_GROWTH_LIMIT) walks flat ground and falls climbing 5 deg (3.2 s);
+    the note says what such trots measured and what to change. A fall on flat ground, a
+    walk, a body held up, a gait with a four-foot phase or a short stand get no such note."""
+    import math
+    from types import SimpleNamespace
+
+    from gaitsim.cli import _line_balance_note
+    from gaitsim.generate import random_entry
+    from gaitsim.sim.run import (
+        LINE_GROWTH_LIMIT,
+        SLOPE_LINE_DUTY,
+        SLOPE_LINE_GROWTH,
+        default_body,
+        simulate,
+    )
+    from gaitsim.terrain import Slope
+    from gaitsim.walker import resolve_entry
+
+    trot = random_entry(3056)
+    assert default_body(trot) == "free" and trot.gait.duty < SLOPE_LINE_DUTY
+    s = simulate(trot, seconds=5.0, terrain=Slope(math.radians(5.0))).figures
+    assert s.fell and SLOPE_LINE_GROWTH < s.line_drift_growth < LINE_GROWTH_LIMIT
+    note = _line_balance_note(s, trot)
+    assert note is not None and "duty 0.5435" in note and "13.6-fold" in note
+    assert "--body assist" in note and "26 climbed" in note
+    assert _line_balance_note(s) is None  # without the entry: the long-stand note alone
+    fell = {"body": "free", "fell": True, "line_drift_growth": 13.6}
+    assert _line_balance_note(SimpleNamespace(**fell, terrain="flat"), trot) is None
+    for change in ({"fell": False}, {"body": "assist"}, {"line_drift_growth": 6.0}):
+        assert _line_balance_note(SimpleNamespace(**{**fell, "terrain": "slope +5.0 deg",
+                                                    **change}), trot) is None  # fmt: skip
+    assert _line_balance_note(SimpleNamespace(**fell, terrain="slope -5.0 deg"),
+                              resolve_entry("fox")) is None  # duty 0.7

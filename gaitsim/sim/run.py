@@ -37,6 +37,13 @@ from .upper_metrics import upper_body_figures
 # above, 19.5-fold (seed 185, a trot of duty 0.54), 21.7 (195) and 41 (297, trots of
 # duty 0.50 with no four-foot phase), fall on some or all of those grounds.
 LINE_GROWTH_LIMIT = 15.0
+# Below that limit, a gait near duty 0.5 (under SLOPE_LINE_DUTY) whose line drift grows more
+# than SLOPE_LINE_GROWTH-fold climbs less surely, free: of the 225 generated trots with duty
+# >= 0.5 among seeds 3000-4999 (10 s, 5 deg), the 35 of that class climb 26 times and
+# descend 35, every other trot free by default climbs 164 of 164 (docs/gait_fidelity.md,
+# stop 51). ``gaitsim walk`` says so when one falls on a slope; the default body is free.
+SLOPE_LINE_GROWTH = 7.0
+SLOPE_LINE_DUTY = 0.6
 MAX_ASSISTED_LEGS = 3  # walkers with this many legs or fewer get the assist (default_body)
 # A point-footed body standing more than this many times as tall as half the sideways
 # spread of its feet (``stance.tipping_ratio``) gets the assist by default. Measured on the
