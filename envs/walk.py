@@ -19,12 +19,11 @@ from gaitsim.scenario import (
     UPPER_DEFAULTS,
     Scenario,
     check_upper_modes,
+    resolve_body,
     split_upper_options,
     upper_walker_options,
 )
 from gaitsim.sim.controller import (
-    AUTO_BODY,
-    BODY_SETTINGS,
     ControlConfig,
     GaitController,
     ReferenceTable,
@@ -33,7 +32,7 @@ from gaitsim.sim.controller import (
 from gaitsim.sim.engine import DEFAULT_ENGINE, load_robot
 from gaitsim.sim.metrics import ContactTally, sole_support_margin, support_margin, tilt_cos
 from gaitsim.sim.robot import Robot
-from gaitsim.sim.run import check_sim_hz, default_body, physics_walker_options, run_rates
+from gaitsim.sim.run import check_sim_hz, physics_walker_options, run_rates
 from gaitsim.sim.world import DisplayError, display_available
 from gaitsim.terrain import Flat, Slope, scalar_height
 from gaitsim.walker import Walker, lean_cadence
@@ -301,14 +300,11 @@ class WalkEnv(gym.Env):
         return display
 
     def _set_controller(self, body, sim_hz, control_hz, distance_source, control_options,
-                        engine: str = DEFAULT_ENGINE) -> None:  # fmt: skip
+                        engine: str) -> None:  # fmt: skip
         """Check the body mode and rates (None: the walker's own on the body mode's servo
         clock, ``sim.run.run_rates``); the controller settings (``self.config``) and the
         physics rate (``self.sim_hz``)."""
-        if body not in BODY_SETTINGS:
-            raise ValueError(f"body must be one of {', '.join(BODY_SETTINGS)}, got {body!r}")
-        if body == AUTO_BODY:  # the walker's default body on this engine
-            body = default_body(self.entry, engine)
+        body = resolve_body(self.entry, body, engine)  # checked; auto: the walker's default
         options = dict(control_options or {})
         clock, control_hz, sim_hz = run_rates(self.body, body, options.pop("servo_clock", None),
                                               control_hz, sim_hz)  # fmt: skip

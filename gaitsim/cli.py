@@ -441,7 +441,8 @@ def cmd_walk(args) -> int:
                 "; exit code 1"
             )
     origin = _origin_note(entry)
-    notes = (_line_balance_note(summary, entry) or _support_note(entry, summary),
+    notes = (_line_balance_note(summary) or _slope_line_note(summary, entry)
+             or _support_note(entry, summary),
              _narrow_note(summary, entry), _sequence_note(entry, summary),
              origin and f"note: {origin}",
              _biped_tempo_note(entry, summary, getattr(args, "engine", "pybullet")),
@@ -534,17 +535,14 @@ def _origin_note(entry) -> str | None:
     )
 
 
-def _line_balance_note(summary, entry=None) -> str | None:
+def _line_balance_note(summary) -> str | None:
     """Why a free point-footed walker whose gait stands long on a line fell, and what to
-    change (None for every other run); with ``entry``, also a gait near duty 0.5 that
-    stands on a line a shorter while and fell on a slope (``_slope_line_note``)."""
+    change (None for every other run)."""
     from .sim.run import LINE_GROWTH_LIMIT
 
     growth = summary.line_drift_growth
-    if summary.body != "free" or not summary.fell:
+    if summary.body != "free" or not summary.fell or not (growth or 0.0) > LINE_GROWTH_LIMIT:
         return None
-    if not (growth or 0.0) > LINE_GROWTH_LIMIT:
-        return _slope_line_note(summary, entry) if entry is not None else None
     return (
         "note: this gait stands on a line of point feet (or on feet of one side, beside "
         "the body's centre) long enough for a drift of the "
@@ -556,13 +554,15 @@ def _line_balance_note(summary, entry=None) -> str | None:
 
 
 def _slope_line_note(summary, entry) -> str | None:
-    """A free point-footed gait near duty 0.5 whose drift on a line grows SLOPE_LINE_GROWTH-
-    to LINE_GROWTH_LIMIT-fold fell on a slope: what such gaits measured, what to change."""
-    from .sim.run import SLOPE_LINE_DUTY, SLOPE_LINE_GROWTH
+    """Why a free point-footed gait near duty 0.5 whose drift on a line grows
+    SLOPE_LINE_GROWTH- to LINE_GROWTH_LIMIT-fold fell on a slope: what such gaits measured,
+    what to change (None for every other run; past the limit ``_line_balance_note``'s)."""
+    from .sim.run import LINE_GROWTH_LIMIT, SLOPE_LINE_DUTY, SLOPE_LINE_GROWTH
 
     growth, duty = summary.line_drift_growth or 0.0, entry.gait.duty
-    if not (summary.terrain.startswith("slope") and growth > SLOPE_LINE_GROWTH
-            and duty < SLOPE_LINE_DUTY):  # fmt: skip
+    if summary.body != "free" or not summary.fell or not summary.terrain.startswith("slope"):
+        return None
+    if not (SLOPE_LINE_GROWTH < growth <= LINE_GROWTH_LIMIT and duty < SLOPE_LINE_DUTY):
         return None
     return (
         f"note: this gait stands on a line of point feet nearly all the time (duty {duty:g}) "

@@ -506,7 +506,7 @@ def test_a_free_trot_near_duty_half_that_falls_on_a_slope_gets_the_slope_note():
     import math
     from types import SimpleNamespace
 
-    from gaitsim.cli import _line_balance_note
+    from gaitsim.cli import _line_balance_note, _slope_line_note
     from gaitsim.generate import random_entry
     from gaitsim.sim.run import (
         LINE_GROWTH_LIMIT,
@@ -522,14 +522,15 @@ def test_a_free_trot_near_duty_half_that_falls_on_a_slope_gets_the_slope_note():
     assert default_body(trot) == "free" and trot.gait.duty < SLOPE_LINE_DUTY
     s = simulate(trot, seconds=5.0, terrain=Slope(math.radians(5.0))).figures
     assert s.fell and SLOPE_LINE_GROWTH < s.line_drift_growth < LINE_GROWTH_LIMIT
-    note = _line_balance_note(s, trot)
+    note = _slope_line_note(s, trot)
     assert note is not None and "duty 0.5435" in note and "13.6-fold" in note
     assert "--body assist" in note and "26 climbed" in note
-    assert _line_balance_note(s) is None  # without the entry: the long-stand note alone
+    assert _line_balance_note(s) is None  # the long-stand note: past LINE_GROWTH_LIMIT only
     fell = {"body": "free", "fell": True, "line_drift_growth": 13.6}
-    assert _line_balance_note(SimpleNamespace(**fell, terrain="flat"), trot) is None
-    for change in ({"fell": False}, {"body": "assist"}, {"line_drift_growth": 6.0}):
-        assert _line_balance_note(SimpleNamespace(**{**fell, "terrain": "slope +5.0 deg",
-                                                    **change}), trot) is None  # fmt: skip
-    assert _line_balance_note(SimpleNamespace(**fell, terrain="slope -5.0 deg"),
-                              resolve_entry("fox")) is None  # duty 0.7
+    assert _slope_line_note(SimpleNamespace(**fell, terrain="flat"), trot) is None
+    for change in ({"fell": False}, {"body": "assist"}, {"line_drift_growth": 6.0},
+                   {"line_drift_growth": 20.0}):  # past the limit: the long-stand note's
+        assert _slope_line_note(SimpleNamespace(**{**fell, "terrain": "slope +5.0 deg",
+                                                  **change}), trot) is None  # fmt: skip
+    assert _slope_line_note(SimpleNamespace(**fell, terrain="slope -5.0 deg"),
+                            resolve_entry("fox")) is None  # duty 0.7
