@@ -161,7 +161,8 @@ def compile_body(walker, cache_dir: str | os.PathLike | None = None) -> Body:
 
 def _sole_pad(gait: Gait, geo: Geometry) -> tuple[float, float] | None:
     """Each sole corner's pad (``feet.corner_pad``) for the heaviest load a foot carries:
-    the weight over the fewest feet down at any stretch of the cycle."""
+    the weight over the fewest feet down at any stretch of the cycle with a foot down
+    (``urdf.n_stance_min``)."""
     feet = soles(gait)
     if feet is None:
         return None

@@ -33,9 +33,10 @@ and ANKLE_ROLL_LIMIT, at most ANKLE_LIMIT_CAP (``ankle_tops``).
 Effort limit of every joint of leg i: ``EFFORT_SAFETY * m_total * g / n_stance_min * reach_i``
 (rounded up to 3 significant digits): the leg can hold its share of the whole weight with
 the weight at full reach, where ``n_stance_min >= 1`` is the fewest legs in stance at any
-point of the cycle. Velocity limit, one per walker: VELOCITY_SAFETY times the fastest joint
-rate of the flat straight walk and the arcs at the top speed scale (body at the clip speed
-times that scale), at least VELOCITY_FLOOR, rounded up to 1 rad/s. Damping and friction are
+point of the cycle at which any leg is down (a flight phase carries no weight). Velocity
+limit, one per walker: VELOCITY_SAFETY times the fastest joint rate of the flat straight
+walk and the arcs at the top speed scale (body at the clip speed times that scale), at
+least VELOCITY_FLOOR, rounded up to 1 rad/s. Damping and friction are
 small shares of the effort (DAMPING_PER_EFFORT, FRICTION_PER_EFFORT).
 
 PyBullet: load with ``URDF_USE_IMPLICIT_CYLINDER`` (true cylinders, not meshes) and
@@ -197,12 +198,18 @@ def check_names(entry: Entry) -> None:
 
 
 def n_stance_min(gait: Gait) -> int:
-    """The fewest legs in stance at any stretch of the cycle (exact, from phases and duty)."""
+    """The fewest legs that carry the weight: the fewest in stance at any stretch of the
+    cycle with any leg down (exact, from phases and duty; at least 1). A flight phase
+    carries nothing, so it does not count: counted, it made every flight gait's legs as
+    strong as if one leg carried the whole weight (a 12-legged gait of duty 0.49, six legs
+    down at a time, got six times its effort, joint damping and friction, and fell)."""
     phase = np.array([leg.phase for leg in gait.legs])
     events = np.sort(np.concatenate([(-phase) % 1.0, (gait.duty - phase) % 1.0, [0.0, 1.0]]))
     mids = 0.5 * (events[:-1] + events[1:])[np.diff(events) > 1e-12]
     t = (mids[:, None] + phase) % 1.0
-    return max(1, int((t < gait.duty).sum(axis=1).min()))
+    down = (t < gait.duty).sum(axis=1)
+    down = down[down > 0]
+    return max(1, int(down.min())) if down.size else 1
 
 
 def _limit_walkers(entry: Entry):

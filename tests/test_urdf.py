@@ -261,6 +261,43 @@ def test_effort_rule_and_stance_count():
         assert np.all(effort >= raw) and np.all(effort <= raw * 1.01), name
 
 
+def _brute_loaded_min(gait) -> int:
+    """The fewest legs down over the instants with any leg down, sampled finely."""
+    x = (np.arange(20000) + 0.5) / 20000
+    down = (((x[:, None] + [leg.phase for leg in gait.legs]) % 1.0) < gait.duty).sum(axis=1)
+    return max(1, int(down[down > 0].min())) if (down > 0).any() else 1
+
+
+def test_flight_phases_do_not_count_as_legs_carrying_the_weight():
+    from gaitsim.generate import random_entry
+
+    # a 12-legged two-group gait with a flight phase: six legs carry it whenever any do
+    e = random_entry(5063)
+    assert e.gait.n_legs == 12 and e.gait.duty < 0.5
+    assert gurdf.n_stance_min(e.gait) == 6
+    # ... so its legs are as strong as at duty 0.5, where there is no flight phase
+    half = dataclasses.replace(e.gait, duty=0.5)
+    assert np.array_equal(gurdf.effort_limits(e.gait), gurdf.effort_limits(half))
+    # worked by hand: four legs together (a pronk) carry the weight four at a time; one
+    # leg at a time in turn with flight between carries it on one
+    legs = e.gait.legs[:4]
+    pronk = dataclasses.replace(e.gait, legs=tuple(dataclasses.replace(g, phase=0.0) for g in legs),
+                                duty=0.3)  # fmt: skip
+    assert gurdf.n_stance_min(pronk) == 4
+    in_turn = tuple(dataclasses.replace(g, phase=0.25 * k) for k, g in enumerate(legs))
+    turns = dataclasses.replace(pronk, legs=in_turn, duty=0.2)
+    assert gurdf.n_stance_min(turns) == 1
+
+
+def test_stance_count_matches_a_fine_sampling_on_generated_gaits():
+    from gaitsim.generate import random_entry
+
+    for seed in range(40):
+        for mixed in (False, True):
+            gait = random_entry(seed, mixed_legs=mixed).gait
+            assert gurdf.n_stance_min(gait) == _brute_loaded_min(gait), (seed, mixed)
+
+
 # ---------------------------------------------------------------------------- one FK truth
 
 
