@@ -253,7 +253,8 @@ def test_a_missing_catalog_is_refused_with_exit_2(tmp_path, capsys):
 
 @pytest.mark.parametrize(("name", "walkers"), [("user_walkers.json", 12),
                                                ("awkward_walkers.json", 10),
-                                               ("sprawled_walkers.json", 7)])  # fmt: skip
+                                               ("sprawled_walkers.json", 7),
+                                               ("animal_walkers.json", 6)])  # fmt: skip
 def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name, walkers):
     """The hand-written catalogs the README's figures come from stay valid catalogs whose
     every walker passes the kinematic walk test (no stance foot slides, all in reach)."""
