@@ -213,6 +213,22 @@ def test_generated_gaits_with_flight_phases_walk_with_the_assist(seed):
     assert want == "walked", (seed, share, legs)
 
 
+@pytest.mark.slow
+def test_a_flight_gait_many_legs_carry_walks_on_legs_sized_for_them():
+    """Generated walker 5063 (12 legs in two groups of six, duty 0.49): its legs are
+    sized for six carrying it (``urdf.n_stance_min``). Sized for one (a flight phase
+    counted as no leg down), it ran off at 5.9 times its speed and fell at 3.8 s."""
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import default_body, simulate
+
+    entry = random_entry(5063)
+    assert default_body(entry) == "assist"
+    s = simulate(entry, seconds=5.0, config=ControlConfig(body="assist")).summary
+    assert s["verdict"] == "walked", s["verdict_reason"]
+    assert 0.9 <= s["speed_ratio"] <= 1.1 and s["heading_error_deg"] < 5.0
+    assert s["touchdowns_per_stance"] <= 1.2 and min(s["duty_by_leg"]) >= 0.4
+
+
 def test_a_hip_yaw_is_stiff_only_for_gaits_with_flight_phases():
     from gaitsim.sim.controller import ControlConfig
     from gaitsim.sim.stance import FLIGHT_HIP_YAW_KP, HIP_YAW_KP, hip_yaw_gain
