@@ -209,7 +209,7 @@ def n_stance_min(gait: Gait) -> int:
     t = (mids[:, None] + phase) % 1.0
     down = (t < gait.duty).sum(axis=1)
     down = down[down > 0]
-    return max(1, int(down.min())) if down.size else 1
+    return int(down.min()) if down.size else 1
 
 
 def _limit_walkers(entry: Entry):

@@ -244,14 +244,20 @@ def test_the_inertia_floor_leaves_larger_moments_alone():
     assert 'ixx="1e-13"' in lines[3] and 'iyy="2e-13"' in lines[3] and 'izz="1e-09"' in lines[3]
 
 
+def _brute_loaded_min(gait) -> int:
+    """The fewest legs down over the instants with any leg down (1 if none ever is),
+    sampling the cycle finely away from switching instants."""
+    x = (np.arange(20000) + 0.5) / 20000
+    down = (((x[:, None] + [leg.phase for leg in gait.legs]) % 1.0) < gait.duty).sum(axis=1)
+    down = down[down > 0]
+    return int(down.min()) if down.size else 1
+
+
 def test_effort_rule_and_stance_count():
     expected_min_stance = {"mechanic": 1, "raptor": 1, "fox": 2, "hound": 2}
     for name, entry in CATALOG.items():
         gait = entry.gait
-        # brute force: sample the cycle finely away from switching instants
-        x = (np.arange(20000) + 0.5) / 20000
-        t = (x[:, None] + [leg.phase for leg in gait.legs]) % 1.0
-        brute = max(1, int((t < gait.duty).sum(axis=1).min()))
+        brute = _brute_loaded_min(gait)
         assert gurdf.n_stance_min(gait) == brute, name
         if name in expected_min_stance:
             assert brute == expected_min_stance[name], name
@@ -259,13 +265,6 @@ def test_effort_rule_and_stance_count():
         raw = gurdf.EFFORT_SAFETY * geo.total_mass * gurdf.GRAVITY / brute * geo.chain.reach
         effort = gurdf.effort_limits(gait)
         assert np.all(effort >= raw) and np.all(effort <= raw * 1.01), name
-
-
-def _brute_loaded_min(gait) -> int:
-    """The fewest legs down over the instants with any leg down, sampled finely."""
-    x = (np.arange(20000) + 0.5) / 20000
-    down = (((x[:, None] + [leg.phase for leg in gait.legs]) % 1.0) < gait.duty).sum(axis=1)
-    return max(1, int(down[down > 0].min())) if (down > 0).any() else 1
 
 
 def test_flight_phases_do_not_count_as_legs_carrying_the_weight():
