@@ -477,3 +477,22 @@ def test_a_brisk_biped_on_soles_defaults_to_a_free_body_on_pybullet():
                                             for leg in g.legs))  # fmt: skip
     assert default_body(pointed) == "assist"
     assert default_body("fox") == "free" and default_body("fox", "mujoco") == "free"
+
+
+def test_a_planted_sole_s_hip_turns_from_where_the_sole_really_faces():
+    """``GaitController._hip_facings``: a leg in planned stance whose foot touches is
+    turned from its sole's measured yaw; a swing leg, or a stance leg not yet down, from
+    its planned facing (a swing foot lands facing its plan)."""
+    from types import SimpleNamespace
+
+    from gaitsim.sim.controller import GaitController
+
+    def yawed(a):
+        return (0.0, 0.0, math.sin(a / 2), math.cos(a / 2))
+
+    plan = [0.1, -0.2, 0.3, 0.0]
+    ctl = SimpleNamespace(_facing=plan, planner=SimpleNamespace(stance=[True, True, False, False]))
+    sensed = SimpleNamespace(contacts=[True, False, True, False],
+                             foot_quaternions=[yawed(0.25), yawed(-0.5), yawed(1.0), yawed(2.0)])
+    got = GaitController._hip_facings(ctl, sensed)
+    assert got == pytest.approx([0.25, -0.2, 0.3, 0.0])

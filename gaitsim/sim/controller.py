@@ -476,6 +476,7 @@ class GaitController:
         self._held = list(self.planner.plant)  # where each stance foot was last held
         self._lifting = [False] * n
         self._facing = [0.0] * n  # soles: where each faces (``SoleDriver.facing``)
+        self._hip_facing = self._facing  # where each hip yaw turns its leg (``_hip_facings``)
         self.record = Recorder(n) if self._record_on else None
         self._rows = None  # the record's table of RECORD_KEYS rows (``_sense``)
         self._upper_rows = None  # and of the upper body's (``_record_upper``)
@@ -597,7 +598,21 @@ class GaitController:
                             for i in range(self.n_legs)]  # fmt: skip
             self.soles.roll_targets(now, p_now, self._facing, held)
             self.soles.roll_targets(ahead, p_ahead, self._facing, held)
+            if self._hip_turn is not None:
+                self._hip_facing = self._hip_facings(sensed)
         return now, ahead, events
+
+    def _hip_facings(self, sensed) -> list[float]:
+        """Where each hip yaw turns its leg: a planted sole (planned stance, touching) to
+        where it measurably faces, so the stance hip turns the body toward the virtual
+        body's yaw whatever twist the sole landed with (solved against its planned facing
+        instead, the hip held the body off by the sole's twist, which the next swing foot
+        then landed with: a two-legged runner's heading swung to alternate sides, further
+        each step, and fell); every other leg to its planned facing, so a swing foot lands
+        facing its plan."""
+        return [yaw_of(q) if st and c else f for f, st, c, q in zip(
+            self._facing, self.planner.stance, sensed.contacts, sensed.foot_quaternions,
+            strict=True)]  # fmt: skip
 
     def _flat_point(self, i: int, sensed, heading: float) -> tuple[float, float, float]:
         """Leg ``i``'s measured ankle as the flat plant it stands for: a sole that has just
@@ -880,8 +895,9 @@ class GaitController:
 
     def _into_hip(self, i: int, bx: float, by: float, body_yaw: float) -> tuple[float, float]:
         """Leg ``i``'s body-frame target (x, y) seen from its hip frame, turned by its hip
-        yaw (``feet.hip_yaws``: its sole's heading less ``body_yaw``) about its mount."""
-        turn = wrap(self._facing[i] - body_yaw)
+        yaw (``feet.hip_yaws``: where its sole faces, ``_hip_facings``, less ``body_yaw``)
+        about its mount."""
+        turn = wrap(self._hip_facing[i] - body_yaw)
         turn = max(-HIP_YAW_LIMIT, min(turn, HIP_YAW_LIMIT))
         mx, my = self._mounts[i]
         c, s = math.cos(turn), math.sin(turn)

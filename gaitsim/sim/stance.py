@@ -437,6 +437,11 @@ def narrow_share(geo) -> float:
 # 0.03 and 119 at 0.3; every run that changed was a runner's (duty < 0.5), none went from
 # walked to not (seed 1095: off heading by 43 deg and 2.3 touchdowns per stance, now
 # 5.6 deg and 1.00). Runners still missing: seeds 79, 264, 277, 283 (fall or no progress).
+# Much of that was the stance hip turning the body from where a sole was planned to face
+# rather than where it landed facing (``GaitController._hip_facings``, stop 53): since
+# then the 58 two-legged runners of generated seeds 0-1099 (flat, the assist) walk 46 at
+# either gain, the stiff one keeping the smaller heading error (mean 3.0 deg against 3.5),
+# so runners keep it.
 HIP_YAW_KP = 0.03
 FLIGHT_HIP_YAW_KP = 0.3
 
