@@ -480,9 +480,10 @@ def test_a_brisk_biped_on_soles_defaults_to_a_free_body_on_pybullet():
 
 
 def test_a_planted_sole_s_hip_turns_from_where_the_sole_really_faces():
-    """``GaitController._hip_facings``: a leg in planned stance whose foot touches is
-    turned from its sole's measured yaw; a swing leg, or a stance leg not yet down, from
-    its planned facing (a swing foot lands facing its plan)."""
+    """``GaitController._hip_facings``: with ``hip_facing="measured"`` (by default under the
+    assist) a leg in planned stance whose foot touches is turned from its sole's measured
+    yaw; a swing leg, or a stance leg not yet down, from its planned facing (a swing foot
+    lands facing its plan). With "planned" (by default on a free body) every leg is."""
     from types import SimpleNamespace
 
     from gaitsim.sim.controller import GaitController
@@ -490,9 +491,19 @@ def test_a_planted_sole_s_hip_turns_from_where_the_sole_really_faces():
     def yawed(a):
         return (0.0, 0.0, math.sin(a / 2), math.cos(a / 2))
 
+    def facings(hip_facing, body):
+        config = ControlConfig(body=body, hip_facing=hip_facing)
+        ctl = SimpleNamespace(_facing=plan, config=config,
+                              planner=SimpleNamespace(stance=[True, True, False, False]))
+        return GaitController._hip_facings(ctl, sensed)
+
     plan = [0.1, -0.2, 0.3, 0.0]
-    ctl = SimpleNamespace(_facing=plan, planner=SimpleNamespace(stance=[True, True, False, False]))
     sensed = SimpleNamespace(contacts=[True, False, True, False],
                              foot_quaternions=[yawed(0.25), yawed(-0.5), yawed(1.0), yawed(2.0)])
-    got = GaitController._hip_facings(ctl, sensed)
-    assert got == pytest.approx([0.25, -0.2, 0.3, 0.0])
+    measured = [0.25, -0.2, 0.3, 0.0]
+    for how, body in ((None, "assist"), ("measured", "assist"), ("measured", "free")):
+        assert facings(how, body) == pytest.approx(measured), (how, body)
+    for how, body in ((None, "free"), ("planned", "free"), ("planned", "assist")):
+        assert facings(how, body) == pytest.approx(plan), (how, body)
+    with pytest.raises(ValueError, match="hip_facing"):
+        ControlConfig(hip_facing="sole")

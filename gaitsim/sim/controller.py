@@ -91,6 +91,7 @@ BODY_MODES = ("free", "assist", "kinematic")
 AUTO_BODY = "auto"  # ControlConfig.body: the walker's default body (``sim.run.default_body``),
 # resolved by ``simulate()`` and the env before a controller is built
 BODY_SETTINGS = (*BODY_MODES, AUTO_BODY)  # what ControlConfig.body takes
+HIP_FACINGS = ("measured", "planned")  # what ControlConfig.hip_facing takes (or None)
 PLANT_LOCKS = ("measured", "planned")
 # a narrow body on point feet (``stance.narrow_share`` 1): its stance forces right its tilt
 # this many times as hard as gravity tips it (``stance.attitude_arms``; 1 only cancels the
@@ -181,6 +182,9 @@ class ControlConfig:
     # with ``hip_yaw``), stance and swing; None: the gait's own (``stance.hip_yaw_gain``:
     # 0.03, since a planted sole's friction holds only a small twist and a stiffer yaw
     # servo spins the body and the sole with it; 0.3 for a gait with flight phases)
+    hip_facing: str | None = None  # what a planted sole's hip yaw turns the body from:
+    # "measured", where the sole faces, or "planned", where the plan put it; None: measured
+    # under the assist, planned on a free body (both measured: docs/bipeds.md, stop 53)
     motor_share: float = 0.5  # stance motors push a foot with at most this share of its load
     motor_floor: float = 0.1  # ... plus this share of the mean weight per leg
     margin_band: float = 0.1  # legs stiffen as the support margin falls through this band
@@ -200,6 +204,8 @@ class ControlConfig:
         _choice("distance_source", self.distance_source, DISTANCE_SOURCES)
         _choice("body", self.body, BODY_SETTINGS)
         _choice("plant_lock", self.plant_lock, PLANT_LOCKS)
+        if self.hip_facing is not None:
+            _choice("hip_facing", self.hip_facing, HIP_FACINGS)
         for name in ("control_hz", "servo_clock"):
             v = getattr(self, name)
             if v is not None and not (isinstance(v, (int, float)) and math.isfinite(v)
@@ -603,13 +609,18 @@ class GaitController:
         return now, ahead, events
 
     def _hip_facings(self, sensed) -> list[float]:
-        """Where each hip yaw turns its leg: a planted sole (planned stance, touching) to
-        where it measurably faces, so the stance hip turns the body toward the virtual
-        body's yaw whatever twist the sole landed with (solved against its planned facing
-        instead, the hip held the body off by the sole's twist, which the next swing foot
-        then landed with: a two-legged runner's heading swung to alternate sides, further
-        each step, and fell); every other leg to its planned facing, so a swing foot lands
-        facing its plan."""
+        """Where each hip yaw turns its leg. With ``hip_facing`` "measured" (by default
+        under the assist) a planted sole (planned stance, touching) to where it measurably
+        faces, so the stance hip turns the body toward the virtual body's yaw whatever twist
+        the sole landed with (solved against its planned facing instead, the hip held the
+        body off by the sole's twist, which the next swing foot then landed with: an
+        assisted two-legged runner's heading swung to alternate sides, further each step,
+        and it fell); every other leg, and every leg with "planned" (by default on a free
+        body, where the measured facing cost the free mechanic three of the walking table's
+        five 20 s grounds), to its planned facing, so a swing foot lands facing its plan."""
+        how = self.config.hip_facing
+        if how == "planned" or (how is None and self.config.body != "assist"):
+            return self._facing
         return [yaw_of(q) if st and c else f for f, st, c, q in zip(
             self._facing, self.planner.stance, sensed.contacts, sensed.foot_quaternions,
             strict=True)]  # fmt: skip
