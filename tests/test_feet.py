@@ -703,7 +703,7 @@ def test_the_controller_s_scalar_hip_frame_is_into_hip():
 
     class Probe:  # the attributes ``_into_hip`` reads
         def __init__(self, facing):
-            self._facing = facing
+            self._facing = self._hip_facing = facing  # (``_hip_facings``: where each faces)
             self._mounts = [(float(m[0]), float(m[1])) for m in mount]
 
     rng = np.random.default_rng(3)
