@@ -529,11 +529,11 @@ def test_a_scaled_walker_is_the_same_gait_at_the_same_froude_number():
 @pytest.mark.slow
 def test_a_two_legged_runner_s_heading_does_not_swing_wider_each_step():
     """Generated runner 5051 (two legs, duty 0.36) under the assist, 7 s flat: its stance
-    hip turns the body from where the planted sole really faces (``_hip_facings``): it
-    walks, its mean heading error 2.9 deg, the flight phases' spikes (the legs' scissor
-    turns the body while no foot is down) at most 16.2 deg in any second and not growing
-    to a fall. Solved against the sole's planned facing, the hip held the body off by the
-    sole's landing twist, the next foot landed with it and the heading swung to alternate
+    leg is solved in a hip frame turned to where the planted sole really faces
+    (``_hip_facings``): it walks, its mean heading error 2.9 deg, the flight phases'
+    spikes (the legs' scissor turns the body while no foot is down) at most 16.2 deg in any
+    second and not growing to a fall. Solved in the sole's planned frame, the body was held
+    off by the sole's landing twist, the next foot landed with it and the heading swung to alternate
     sides further each step (+-7 deg at 1 s, +-19 at 4 s, +26 at 5.2 s) until it fell at
     6.5 s."""
     from gaitsim.sim.controller import ControlConfig

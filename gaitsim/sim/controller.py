@@ -182,9 +182,10 @@ class ControlConfig:
     # with ``hip_yaw``), stance and swing; None: the gait's own (``stance.hip_yaw_gain``:
     # 0.03, since a planted sole's friction holds only a small twist and a stiffer yaw
     # servo spins the body and the sole with it; 0.3 for a gait with flight phases)
-    hip_facing: str | None = None  # what a planted sole's hip yaw turns the body from:
-    # "measured", where the sole faces, or "planned", where the plan put it; None: measured
-    # under the assist, planned on a free body (both measured: docs/bipeds.md, stop 53)
+    hip_facing: str | None = None  # the hip frame a planted sole's leg is solved in is
+    # turned to "measured", where the sole faces, or "planned", where the plan put it; None:
+    # measured under the assist, planned on a free body (both measured: docs/bipeds.md,
+    # stop 53). The hip yaw joint's own target stays the planned facing's (``_command_ankles``)
     motor_share: float = 0.5  # stance motors push a foot with at most this share of its load
     motor_floor: float = 0.1  # ... plus this share of the mean weight per leg
     margin_band: float = 0.1  # legs stiffen as the support margin falls through this band
@@ -609,15 +610,16 @@ class GaitController:
         return now, ahead, events
 
     def _hip_facings(self, sensed) -> list[float]:
-        """Where each hip yaw turns its leg. With ``hip_facing`` "measured" (by default
-        under the assist) a planted sole (planned stance, touching) to where it measurably
-        faces, so the stance hip turns the body toward the virtual body's yaw whatever twist
-        the sole landed with (solved against its planned facing instead, the hip held the
-        body off by the sole's twist, which the next swing foot then landed with: an
-        assisted two-legged runner's heading swung to alternate sides, further each step,
-        and it fell); every other leg, and every leg with "planned" (by default on a free
-        body, where the measured facing cost the free mechanic three of the walking table's
-        five 20 s grounds), to its planned facing, so a swing foot lands facing its plan."""
+        """Where each leg's hip frame is turned for its IK (``_into_hip``). With
+        ``hip_facing`` "measured" (by default under the assist) a planted sole's (planned
+        stance, touching) to where the sole measurably faces, so its leg is solved for the
+        twist the sole landed with (solved in the planned frame, an assisted two-legged
+        runner's heading swung to alternate sides, further each step, and it fell); every
+        other leg's, and every leg's with "planned" (by default on a free body, where the
+        measured frame cost the free mechanic three of the walking table's five 20 s
+        grounds), to its planned facing, so a swing foot lands facing its plan. The hip yaw
+        joints themselves are commanded from the planned facing (``_command_ankles``,
+        ``SoleDriver.ankles``): docs/bipeds.md, stop 53, has the consistent variant measured."""
         how = self.config.hip_facing
         if how == "planned" or (how is None and self.config.body != "assist"):
             return self._facing
