@@ -3,7 +3,9 @@ conditions of the bipeds issue, and the largest sideways push each survives.
 
 Run: python experiments/biped_free.py [--workers 2] [--walkers mechanic,raptor]
 [--catalog FILE] [--json FILE] [--feet derived|set_back|no_hip_yaw] [--generated N]
-[--starts N] [--engine pybullet|mujoco]
+[--starts N] [--engine pybullet|mujoco] [--push-off]
+``--push-off`` runs every cell with the opt-in push-off (``controller.PUSH_OFF``:
+``ControlConfig.roll_follow`` and ``sole_track_lead``; docs/bipeds.md, stop 54).
 ``--catalog FILE`` runs the two-legged walkers of a catalog of your own instead of the
 built-in ones (``--walkers`` then names walkers of that file; default: all its bipeds).
 ``--feet no_hip_yaw`` runs each biped without the hip yaw joints its legs get by default
@@ -131,18 +133,19 @@ def entry_of(walker: str, feet: str, tempo: float | None = None, catalog: str | 
 
 def run_cell(cell):
     """One free-body run: the figures the table shows."""
-    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.controller import PUSH_OFF, ControlConfig
     from gaitsim.sim.run import simulate
     from gaitsim.terrain import Rough, Slope
 
     walker, name, seconds, kw, feet, tempo, *catalog = cell
     kw = dict(kw)
+    config = ControlConfig(body="free", **(PUSH_OFF if kw.pop("push_off", False) else {}))
     if "slope_deg" in kw:
         kw["terrain"] = Slope(math.radians(kw.pop("slope_deg")))
     if "roughness" in kw:
         kw["terrain"] = Rough(amplitude=kw.pop("roughness"), seed=kw.pop("ground", 0))
     entry = entry_of(walker, feet, tempo, *catalog)
-    s = simulate(entry, seconds=seconds, config=ControlConfig(body="free"), **kw).summary
+    s = simulate(entry, seconds=seconds, config=config, **kw).summary
     keep = ("verdict", "verdict_reason", "speed_ratio", "slip_mm_per_stance",
             "touchdowns_per_stance", "sole_pitch_deg_at_touchdown",
             "sole_pitch_deg_at_liftoff", "time_to_fall_s")  # fmt: skip
@@ -280,6 +283,10 @@ def main():
                     help="run each condition from N start points and count the walks")
     ap.add_argument("--generated", type=int, default=0, metavar="N",
                     help="run the first N generated bipeds on flat ground instead")
+    ap.add_argument("--push-off", action="store_true",
+                    help="run with the opt-in push-off (gaitsim.sim.controller.PUSH_OFF: a "
+                         "lone stance sole rolls onto its toe only as it really rolls, and "
+                         "the stance legs lead the body by its speed error)")
     ap.add_argument("--tempo", type=float, default=None, metavar="R",
                     help="with --generated: each biped's cycle set to R pendulum periods")
     args = ap.parse_args()
@@ -312,6 +319,8 @@ def main():
     else:
         todo = cells(walkers, args.feet)
     todo = on_engine(todo, args.engine)
+    if args.push_off:
+        todo = [(w, n, sec, {**kw, "push_off": True}, *rest) for w, n, sec, kw, *rest in todo]
     if args.catalog is not None:
         todo = [(*c, args.catalog) for c in todo]
     t0 = time.perf_counter()

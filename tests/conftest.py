@@ -60,6 +60,33 @@ def built_controller():
     return build
 
 
+@pytest.fixture(scope="session")
+def sole_driver():
+    """A function ``(walker="mechanic", terrain=None)``: a ``SoleDriver`` for that walker's
+    soles (on ``terrain``, default flat) with unbounded ankles and no robot behind it."""
+    import numpy as np
+
+    from gaitsim.feet import ankle_joint_names
+    from gaitsim.sim.soles import SoleDriver
+    from gaitsim.walker import Walker
+
+    def build(walker: str = "mechanic", terrain=None):
+        w = Walker(walker) if terrain is None else Walker(walker, terrain=terrain)
+        names = ankle_joint_names(w.gait)
+
+        class _Body:
+            ankle_lower = np.full(len(names), -10.0)
+            ankle_upper = np.full(len(names), 10.0)
+            ankle_joint_names = names
+
+        class _Robot:
+            body = _Body()
+
+        return SoleDriver(w, _Robot())
+
+    return build
+
+
 @pytest.fixture
 def open_controller():
     """A function ``(entry)``: ``(world, controller)`` on flat PyBullet ground with the

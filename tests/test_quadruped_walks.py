@@ -181,10 +181,33 @@ def test_the_virtual_body_closes_the_error_along_the_path_but_not_across_it(buil
     c, s = math.cos(heading), math.sin(heading)
     ref = (mx + 0.1 * c - 0.05 * s, my + 0.1 * s + 0.05 * c, 0.4)
     rot = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
-    (x, y, z), _ = ctl._virtual_body(sensed, ref, rot, heading)
+    (x, y, z), _ = ctl._virtual_body(sensed, ref, rot, heading, (0.01 * c, 0.01 * s))
     along, across = c * (x - mx) + s * (y - my), c * (y - my) - s * (x - mx)
-    assert along == pytest.approx(ctl.config.track_gain * 0.1)
+    assert along == pytest.approx(ctl.config.track_gain * 0.1)  # (point feet: no lead)
     assert across == pytest.approx(0.0, abs=1e-12) and z == 0.4
+
+
+@pytest.mark.parametrize("lead", [0.0, 0.2, 0.5])
+def test_the_virtual_body_of_soles_leads_by_the_speed_error(built_controller, lead):
+    """On soles the stance legs' pose is pulled ``sole_track_gain`` of the way to the
+    reference and led ``sole_track_lead`` seconds of the speed error along the path's
+    heading (hand-computed: the reference 0.1 m ahead moving at 0.6 m/s, the body at
+    0.25 m/s along the heading and 0.4 m/s across it, which the lead ignores)."""
+    from types import SimpleNamespace
+
+    ctl = built_controller("mechanic", sole_track_lead=lead, foothold_follow=0.0)
+    heading = -0.7
+    c, s = math.cos(heading), math.sin(heading)
+    mx, my, mz = ctl.sensed.position
+    sensed = SimpleNamespace(position=(mx, my, mz),
+                             linear_velocity=(0.25 * c - 0.4 * s, 0.25 * s + 0.4 * c, 0.1))
+    rot = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+    dpos = (0.6 * ctl.dt * c, 0.6 * ctl.dt * s)
+    (x, y, _), _ = ctl._virtual_body(sensed, (mx + 0.1 * c, my + 0.1 * s, 0.4), rot,
+                                      heading, dpos)  # fmt: skip
+    along, across = c * (x - mx) + s * (y - my), c * (y - my) - s * (x - mx)
+    assert along == pytest.approx(ctl.config.sole_track_gain * 0.1 + lead * 0.35)
+    assert across == pytest.approx(0.0, abs=1e-12)
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gaitsim.feet import ankle_joint_names
 from gaitsim.sim.engine import load_robot, make_world, mujoco_available
-from gaitsim.sim.soles import ANKLE_FLOOR, COP_TOE_SHARE, SoleDriver
+from gaitsim.sim.soles import ANKLE_FLOOR, COP_TOE_SHARE
 from gaitsim.terrain import Flat
-from gaitsim.walker import Walker
 
 ENGINES = [
     "pybullet",
@@ -26,31 +24,16 @@ ENGINES = [
 FULL = 170.0
 
 
-def _driver(name: str = "mechanic") -> SoleDriver:
-    w = Walker(name)
-    names = ankle_joint_names(w.gait)
-
-    class _Body:
-        ankle_lower = np.full(len(names), -10.0)
-        ankle_upper = np.full(len(names), 10.0)
-        ankle_joint_names = names
-
-    class _Robot:
-        body = _Body()
-
-    return SoleDriver(w, _Robot())
-
-
 def _range(limits, bias):
     lim, b = np.asarray(limits), np.asarray(bias)
     return b - lim, b + lim
 
 
-def test_the_ranges_by_hand():
+def test_the_ranges_by_hand(sole_driver):
     """The mechanic's joints per leg: hip yaw, ankle pitch, ankle roll. Left in stance on
     1000 N; right lifting off (planned swing) on 500 N: its pitch keeps a stance range, its
     roll and yaw are free. (Loads large enough that no range is the floor.)"""
-    drv = _driver()
+    drv = sole_driver()
     heel, toe, width = drv._heel[0], drv._toe[0], drv._width[0]
     lim, bias = drv.cop_limits([1000.0, 500.0], [True, False], [FULL] * 6)
     lo, hi = _range(lim, bias)
@@ -76,10 +59,10 @@ def test_the_ranges_by_hand():
 @given(normal=st.lists(st.floats(0, 5000), min_size=2, max_size=2),
        stance=st.lists(st.booleans(), min_size=2, max_size=2),
        full=st.floats(1.0, 300.0))  # fmt: skip
-def test_every_range_holds_zero_within_the_full_effort(normal, stance, full):
+def test_every_range_holds_zero_within_the_full_effort(sole_driver, normal, stance, full):
     """Whatever the loads: each range lies within the motor's full effort, holds zero (the
     servo may always stop), and is at least the floor wide where it is capped."""
-    drv = _driver()
+    drv = sole_driver()
     lim, bias = drv.cop_limits(normal, stance, [full] * 6)
     lo, hi = _range(lim, bias)
     tol = 1e-9 * full
@@ -88,11 +71,11 @@ def test_every_range_holds_zero_within_the_full_effort(normal, stance, full):
     assert np.all(np.asarray(lim) >= min(ANKLE_FLOOR * full, full) - tol)
 
 
-def test_the_toe_side_reaches_further_than_the_heel_side():
+def test_the_toe_side_reaches_further_than_the_heel_side(sole_driver):
     """A loaded stance sole's pitch range: the centre of pressure may go COP_TOE_SHARE of
     the toe ahead of the ankle, more than the heel behind it (the raptor's and the
     mechanic's soles are a quarter heel), so the bias is toward toe down."""
-    drv = _driver("raptor")
+    drv = sole_driver("raptor")
     lim, bias = drv.cop_limits([200.0, 0.0], [True, False], [FULL] * 6)
     assert drv._heel[0] < COP_TOE_SHARE * drv._toe[0]
     assert bias[1] > 0.0 and bias[1] + lim[1] > -(bias[1] - lim[1])

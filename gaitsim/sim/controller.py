@@ -185,7 +185,16 @@ class ControlConfig:
     hip_facing: str | None = None  # the hip frame a planted sole's leg is solved in is
     # turned to "measured", where the sole faces, or "planned", where the plan put it; None:
     # measured under the assist, planned on a free body (both measured: docs/bipeds.md,
-    # stop 53). The hip yaw joint's own target stays the planned facing's (``_command_ankles``)
+    # stop 53). The hip yaw joint's own target stays the planned facing's (``_command_ankles``;
+    # commanded to the measured facing too, MuJoCo's runners walked less: stop 54)
+    sole_track_lead: float = 0.0  # soles: the stance legs' pose also leads the measured body
+    # by this many seconds of its speed error along the path (``_lead``), damping the pull
+    roll_follow: float | None = None  # soles: a planted sole alone on the ground rolls onto
+    # its toe at most this far (rad) past its measured pitch (``SoleDriver.rolled``), so it
+    # pushes off until the other foot lands; None: as planned. The push-off pair
+    # (``PUSH_OFF``: 0.2 s, 0.02 rad) helps slow bipeds a user writes (free, generated,
+    # their own tempo: 33 of 144 walks against 19) but the free built-in raptor falls on
+    # flat and rough ground with it, so both are off by default (docs/bipeds.md, stop 54)
     motor_share: float = 0.5  # stance motors push a foot with at most this share of its load
     motor_floor: float = 0.1  # ... plus this share of the mean weight per leg
     margin_band: float = 0.1  # legs stiffen as the support margin falls through this band
@@ -237,7 +246,8 @@ class ControlConfig:
                                       and v >= 0):  # fmt: skip
                 raise ValueError(f"{name} must be a number >= 0 or None, got {v!r}")
         for name in ("capture_gain", "step_width", "ankle_cop", "odometry_floor",
-                     "odometry_lead", "motor_floor", "reach_speed"):  # fmt: skip
+                     "odometry_lead", "motor_floor", "reach_speed",
+                     "sole_track_lead"):  # fmt: skip
             v = getattr(self, name)
             if not (math.isfinite(v) and v >= 0):
                 raise ValueError(f"{name} must be a number >= 0, got {v!r}")
@@ -248,8 +258,16 @@ class ControlConfig:
                 continue
             if not (isinstance(v, (int, float)) and math.isfinite(v) and 0 <= v <= 1):
                 raise ValueError(f"{name} is a share in [0, 1], got {v!r}")
+        if self.roll_follow is not None and not (
+                isinstance(self.roll_follow, (int, float)) and math.isfinite(self.roll_follow)
+                and self.roll_follow >= 0):  # fmt: skip
+            raise ValueError(f"roll_follow must be an angle >= 0 (rad) or None, got "
+                             f"{self.roll_follow!r}")
         if self.load_ramp > 0.5:
             raise ValueError(f"load_ramp is at most half a stance (0.5), got {self.load_ramp!r}")
+
+
+PUSH_OFF = {"sole_track_lead": 0.2, "roll_follow": 0.02}  # ControlConfig(**PUSH_OFF)
 
 
 def _check_clock(cfg: ControlConfig, robot) -> None:
@@ -600,6 +618,10 @@ class GaitController:
         self._lift_first(now, ahead, sensed)
         if self.soles is not None:  # the planned ankles: flat points moved by the roll
             p_now, p_ahead = self.soles.pitches(self.planner, ds)
+            if self.config.roll_follow is not None:
+                p_now, p_ahead = self.soles.rolled(
+                    (p_now, p_ahead), self.planner.stance, sensed.contacts,
+                    sensed.foot_quaternions, sensed.feet, self.config.roll_follow)
             held = {i for i, e in enumerate(self._early) if e is not None}
             self._facing = [self.soles.facing(self.planner, i, heading)
                             for i in range(self.n_legs)]  # fmt: skip
@@ -619,7 +641,9 @@ class GaitController:
         measured frame cost the free mechanic three of the walking table's five 20 s
         grounds), to its planned facing, so a swing foot lands facing its plan. The hip yaw
         joints themselves are commanded from the planned facing (``_command_ankles``,
-        ``SoleDriver.ankles``): docs/bipeds.md, stop 53, has the consistent variant measured."""
+        ``SoleDriver.ankles``), which turns the body back toward its heading over the sole
+        (commanded to the measured facing too, measured at stop 54, MuJoCo's two-legged
+        runners fell back from 37 to 30 of 58: docs/bipeds.md)."""
         how = self.config.hip_facing
         if how == "planned" or (how is None and self.config.body != "assist"):
             return self._facing
@@ -749,10 +773,24 @@ class GaitController:
         return self._preload
 
     # ------------------------------------------------------------------ the legs
-    def _virtual_body(self, sensed, pos, rot, heading):
+    def _lead(self, sensed, x: float, y: float, heading: float, dpos) -> tuple[float, float]:
+        """(x, y) moved along the reference's ``heading`` by ``sole_track_lead`` seconds of
+        the body's speed error there: the reference's (``dpos`` over the control period)
+        less the measured one. (The error as measured, within each step too: averaged over
+        half a gait period it made the slow generated bipeds fall more, 14 of 144 walks
+        against 33; docs/bipeds.md, stop 54.)"""
+        c, s = math.cos(heading), math.sin(heading)
+        vx, vy = sensed.linear_velocity[0], sensed.linear_velocity[1]
+        e = c * (dpos[0] / self.dt - vx) + s * (dpos[1] / self.dt - vy)
+        k = self.config.sole_track_lead * e
+        return x + k * c, y + k * s
+
+    def _virtual_body(self, sensed, pos, rot, heading, dpos):
         """The body pose the stance legs are solved against: the measured pose pulled toward
-        the reference by ``track_gain`` (on soles ``sole_track_gain``) in x, y and yaw, and
-        the reference's height, roll and pitch (which the legs hold, like standing)."""
+        the reference by ``track_gain`` (on soles ``sole_track_gain``) in x, y and yaw (on
+        soles also led by ``sole_track_lead`` of the speed error, ``_lead``; ``dpos``: the
+        reference's move over this control period), and the reference's height, roll and
+        pitch (which the legs hold, like standing)."""
         cfg = self.config
         a = cfg.track_gain if self.soles is None else cfg.sole_track_gain
         mx, my = sensed.position[0], sensed.position[1]
@@ -774,6 +812,8 @@ class GaitController:
         # hold it to the reference in full, as on point feet (the free yaw-ankled mechanic,
         # 12 s from six start points: mean heading error 3.3-8.3 deg, at sole_track_gain
         # 6.2-20.3 deg)
+        if self.soles is not None and cfg.sole_track_lead > 0.0:
+            x, y = self._lead(sensed, x, y, heading, dpos)
         a_yaw = cfg.track_gain if self._yawing_soles else a
         dyaw = a_yaw * wrap(heading - myaw) + wrap(myaw - heading)  # yaw_v - heading
         return (x, y, pos[2]), yawed(rot, math.cos(dyaw), math.sin(dyaw))
@@ -803,7 +843,7 @@ class GaitController:
         floats; the landing body is worked out only when a stance leg follows it.)"""
         (pos, rot, heading, _), (pos2, rot2, _, _) = ref, ref2
         dpos = (pos2[0] - pos[0], pos2[1] - pos[1])
-        vpos, vrot = self._virtual_body(sensed, pos, rot, heading)
+        vpos, vrot = self._virtual_body(sensed, pos, rot, heading, dpos)
         self._vrot = vrot  # (the soles' stance ankles hold the body to it too)
         vpos2, vrot2 = carried(vpos, vrot, rot, rot2, dpos, pos2[2])
         mpos = mx, my, mz = sensed.position  # stance legs: the measured body, carried as

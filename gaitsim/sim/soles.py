@@ -69,6 +69,34 @@ class SoleDriver:
         self.pitch = now
         return now, ahead
 
+    def rolled(self, pitches, stance, contacts, quats, feet, ahead: float):
+        """The planned pitches a stance leg's ankle target follows (``pitches``: now and
+        ``ds`` later): a planted sole (planned stance, touching) that is the only foot on
+        the ground rolls onto its toe at most ``ahead`` radians past the pitch it
+        measurably has over the ground under it (``measured_pitch``), and at most twice
+        ``ahead`` a period later. Its leg then lifts the ankle only as the ankle really
+        rolls the sole, so the foot stays loaded and pushes off until another foot lands;
+        planned as it was, the leg lifted a still-flat sole off the ground and the body
+        fell onto the landing foot (docs/bipeds.md, stop 54). A sole rolling onto its heel,
+        one not down, or one sharing the ground with another follows its plan."""
+        now, later = list(pitches[0]), list(pitches[1])
+        down = sum(1 for c in contacts if c)
+        for i, (st, c) in enumerate(zip(stance, contacts, strict=True)):
+            if st and c and down == 1 and now[i] > 0.0:
+                cap = max(self.measured_pitch(quats[i], feet[i]), 0.0) + ahead
+                now[i], later[i] = min(now[i], cap), min(later[i], cap + ahead)
+        return now, later
+
+    def measured_pitch(self, quat, at) -> float:
+        """A sole's pitch (rad, toe down positive, as planned) over the ground under
+        ``at`` (x, y, ...): how far its long axis (the foot's x, quaternion ``quat``
+        x, y, z, w) dips below the ground's plane."""
+        x, y, z, w = quat
+        ax = (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y))
+        nx, ny, nz = self._normal(at[0], at[1])
+        d = -(ax[0] * nx + ax[1] * ny + ax[2] * nz)
+        return math.asin(d if -1.0 < d < 1.0 else math.copysign(1.0, d))
+
     def _normal(self, x: float, y: float):
         """The ground's normal a sole at (x, y) lies on (``Walker.sole_ground``)."""
         if self._flat:
