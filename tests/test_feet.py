@@ -385,20 +385,9 @@ def test_generated_bipeds_strike_heel_first_and_leave_toe_last_in_physics(seed, 
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), stance=st.booleans(), s=st.floats(0, 1), u=st.floats(0, 1),
        heading=st.floats(-3.1, 3.1), slope=st.floats(-0.2, 0.2))  # fmt: skip
-def test_the_controllers_roll_is_the_walkers(seed, stance, s, u, heading, slope):
-    from gaitsim.sim.soles import SoleDriver
-
-    w = Walker("mechanic", terrain=Slope(slope, 0.3))
-
-    class _Body:
-        ankle_lower = np.full(4, -10.0)
-        ankle_upper = np.full(4, 10.0)
-        ankle_joint_names = ankle_joint_names(w.gait)
-
-    class _Robot:
-        body = _Body()
-
-    drv = SoleDriver(w, _Robot())
+def test_the_controllers_roll_is_the_walkers(sole_driver, seed, stance, s, u, heading, slope):
+    drv = sole_driver("mechanic", Slope(slope, 0.3))
+    w = drv.walker
     rng = np.random.default_rng(seed)
     xy = rng.uniform(-1, 1, 2)
     pitch = sole_pitch(stance, s if stance else 0.0, 0.0 if stance else u)

@@ -13,36 +13,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.spatial.transform import Rotation
 
 from gaitsim.feet import ground_frame, rot_y
 from gaitsim.sim.controller import ControlConfig
 from gaitsim.terrain import Slope
-
-
-def _quat(m) -> tuple[float, float, float, float]:
-    """A rotation matrix's quaternion (x, y, z, w), by Shepperd's method (from the largest
-    of 1 + trace and the diagonal, so no component comes from the square root of a
-    difference near zero)."""
-    m = np.asarray(m, dtype=float)
-    t = np.trace(m)
-    k = int(np.argmax([t, m[0, 0], m[1, 1], m[2, 2]]))
-    if k == 0:
-        r = math.sqrt(1.0 + t)
-        w, x, y, z = r / 2, (m[2, 1] - m[1, 2]) / (2 * r), (m[0, 2] - m[2, 0]) / (2 * r), (
-            m[1, 0] - m[0, 1]) / (2 * r)  # fmt: skip
-    elif k == 1:
-        r = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
-        x, w, y, z = r / 2, (m[2, 1] - m[1, 2]) / (2 * r), (m[0, 1] + m[1, 0]) / (2 * r), (
-            m[0, 2] + m[2, 0]) / (2 * r)  # fmt: skip
-    elif k == 2:
-        r = math.sqrt(1.0 - m[0, 0] + m[1, 1] - m[2, 2])
-        y, w, x, z = r / 2, (m[0, 2] - m[2, 0]) / (2 * r), (m[0, 1] + m[1, 0]) / (2 * r), (
-            m[1, 2] + m[2, 1]) / (2 * r)  # fmt: skip
-    else:
-        r = math.sqrt(1.0 - m[0, 0] - m[1, 1] + m[2, 2])
-        z, w, x, y = r / 2, (m[1, 0] - m[0, 1]) / (2 * r), (m[0, 2] + m[2, 0]) / (2 * r), (
-            m[1, 2] + m[2, 1]) / (2 * r)  # fmt: skip
-    return (x, y, z, w)
 
 
 @settings(max_examples=80, deadline=None)
@@ -52,24 +27,23 @@ def test_a_sole_s_measured_pitch_is_its_pitch_over_the_ground_under_it(
         sole_driver, pitch, heading, slope, slope_heading, x, y):  # fmt: skip
     """A sole set on the ground (flat or a plane of any slope and direction) facing any
     heading and pitched by ``pitch`` about its own width axis, as the plan pitches it
-    (``feet.ground_frame`` then ``feet.rot_y``), measures ``pitch``."""
+    (``feet.ground_frame`` then ``feet.rot_y``), measures ``pitch``: in the controller's
+    scalar reading and in the metrics' one (``metrics.sole_on_ground``) alike."""
+    from gaitsim.sim.metrics import sole_on_ground
+
     drv = sole_driver("mechanic", Slope(slope, slope_heading))
     n = drv.walker.sole_ground(np.array([x, y]))[1]
     frame = ground_frame(n[None], np.array([heading]))[0] @ rot_y(np.array(pitch))
-    assert drv.measured_pitch(_quat(frame), (x, y, 0.0)) == pytest.approx(pitch, abs=1e-9)
+    quat = Rotation.from_matrix(frame).as_quat()
+    assert drv.measured_pitch(quat, (x, y, 0.0)) == pytest.approx(pitch, abs=1e-9)
+    assert float(sole_on_ground(quat, n)[1]) == pytest.approx(pitch, abs=1e-9)
 
 
 def test_flat_sole_hand_computed(sole_driver):
     """A sole turned 90° and pitched 0.3 rad toe down on flat ground: its long axis points
     along y and dips by sin 0.3 (quaternion: yaw 90° then pitch 0.3)."""
     drv = sole_driver()
-    c, s = math.cos(0.15), math.sin(0.15)
-    yaw = (0.0, 0.0, math.sqrt(0.5), math.sqrt(0.5))
-    # q = q_yaw * q_pitch (pitch about the sole's own y after the yaw)
-    qx, qy, qz, qw = yaw
-    px, py, pz, pw = (0.0, s, 0.0, c)
-    q = (qw * px + qx * pw + qy * pz - qz * py, qw * py - qx * pz + qy * pw + qz * px,
-         qw * pz + qx * py - qy * px + qz * pw, qw * pw - qx * px - qy * py - qz * pz)
+    q = Rotation.from_euler("ZY", [math.pi / 2, 0.3]).as_quat()  # yaw, then pitch about its y
     assert drv.measured_pitch(q, (0.0, 0.0)) == pytest.approx(0.3, abs=1e-12)
 
 

@@ -780,10 +780,16 @@ class GaitController:
         half a gait period it made the slow generated bipeds fall more, 14 of 144 walks
         against 33; docs/bipeds.md, stop 54.)"""
         c, s = math.cos(heading), math.sin(heading)
-        vx, vy = sensed.linear_velocity[0], sensed.linear_velocity[1]
-        e = c * (dpos[0] / self.dt - vx) + s * (dpos[1] / self.dt - vy)
-        k = self.config.sole_track_lead * e
+        ex, ey = self._velocity_error(sensed, dpos)
+        k = -self.config.sole_track_lead * (c * ex + s * ey)
         return x + k * c, y + k * s
+
+    def _velocity_error(self, sensed, dpos) -> tuple[float, float]:
+        """The body's measured velocity (x, y) less the reference's (``dpos`` over the
+        control period): what capture-point placement (``_placement``) and the stance legs'
+        lead (``_lead``) both correct."""
+        lv, dt = sensed.linear_velocity, self.dt
+        return lv[0] - dpos[0] / dt, lv[1] - dpos[1] / dt
 
     def _virtual_body(self, sensed, pos, rot, heading, dpos):
         """The body pose the stance legs are solved against: the measured pose pulled toward
@@ -1125,9 +1131,8 @@ class GaitController:
         if k == 0.0 and kv == 0.0:
             return 0.0, 0.0
         pos, pos2 = ref[0], ref2[0]
-        lv, mp = sensed.linear_velocity, sensed.position
-        tc, dt = self._fall_time, self.dt
-        ex, ey = lv[0] - (pos2[0] - pos[0]) / dt, lv[1] - (pos2[1] - pos[1]) / dt
+        mp, tc = sensed.position, self._fall_time
+        ex, ey = self._velocity_error(sensed, (pos2[0] - pos[0], pos2[1] - pos[1]))
         cx, cy = k * (mp[0] - pos[0] + tc * ex), k * (mp[1] - pos[1] + tc * ey)
         if kv != 0.0:  # along the heading only: sideways the capture point is the rule
             c, s = math.cos(ref[2]), math.sin(ref[2])

@@ -90,7 +90,9 @@ class SoleDriver:
     def measured_pitch(self, quat, at) -> float:
         """A sole's pitch (rad, toe down positive, as planned) over the ground under
         ``at`` (x, y, ...): how far its long axis (the foot's x, quaternion ``quat``
-        x, y, z, w) dips below the ground's plane."""
+        x, y, z, w) dips below the ground's plane. The scalar twin, in plain floats for the
+        control step, of ``metrics.sole_on_ground``'s pitch, which the summary's touchdown
+        and lift-off pitches use (tests/test_push_off.py holds the two together)."""
         x, y, z, w = quat
         ax = (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y))
         nx, ny, nz = self._normal(at[0], at[1])
