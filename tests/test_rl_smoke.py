@@ -37,3 +37,14 @@ def test_a_capped_progress_run_is_tagged_and_records_its_weight(tmp_path):
     env = train.make_env("fox", "flat", "modulate", 0, overspeed=1.0)
     assert env.unwrapped.task.weights.overspeed == 1.0
     env.close()
+
+
+def test_training_leaves_no_logger_folder_in_the_temp_directory(tmp_path, monkeypatch):
+    # SB3 without a logger of its own makes an empty SB3-<date> folder per learn()
+    import tempfile
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    train.train("fox", "flat", "residual", 0, 64, tmp_path / "out", eval_every=64, eval_episodes=1)
+    assert [p.name for p in scratch.glob("SB3-*")] == []

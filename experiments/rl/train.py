@@ -101,6 +101,7 @@ def train(
     else:
         from stable_baselines3 import PPO
         from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.logger import Logger
 
         env = make_env(walker, terrain, mode, seed, overspeed, engine)
         model = PPO(
@@ -115,6 +116,9 @@ def train(
             device="cpu",
             verbose=0,
         )
+        # no outputs: without a logger of its own SB3 makes an empty SB3-<date> folder in
+        # the temp directory at every learn()
+        model.set_logger(Logger(folder=None, output_formats=[]))
 
         def policy(o):
             return model.predict(o, deterministic=True)[0]
