@@ -480,8 +480,8 @@ def _biped_tempo_note(entry, summary, engine: str = "pybullet") -> str | None:
     return (
         f"note: this biped's gait cycle lasts {tempo:.2f} periods of a pendulum as long as "
         f"its hip is high; free bipeds here mostly fall at such a slow tempo and mostly walk "
-        f"at {BRISK_BIPED_TEMPO:g} or briskly (README, 'Generated bipeds fall free because they "
-        f"step slowly'): a clip_speed of {brisk:.3g} m/s, the stride kept, makes it "
+        f"at {BRISK_BIPED_TEMPO:g} or briskly (README, 'Bipeds on their own feet'): "
+        f"a clip_speed of {brisk:.3g} m/s, the stride kept, makes it "
         f"{BRISK_BIPED_TEMPO:g} (the built-in bipeds step at 0.60 and 0.67 and walk free; "
         "of 72 generated bipeds at their own 0.66-1.18, 19 of 144 runs walk, at 0.6 86 of "
         f"144, docs/bipeds.md); --body assist ({default}) walks it"

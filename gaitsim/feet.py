@@ -60,7 +60,7 @@ HIP_YAW_LIMIT = 0.8  # rad: a hip yaw turns the leg at most this far either way
 # A two-legged walker's legs get a hip yaw by default: without one no joint turns the body
 # over a planted sole, so its heading drifts as the soles twist and it cannot follow a
 # turn (the free mechanic fell on the 1.5 m arc from 6 of 6 start points, on MuJoCo on
-# flat ground from 4 of 4; with it: README, "Bipeds")
+# flat ground from 4 of 4; with it: README, "Bipeds on their own feet")
 
 
 @dataclass(frozen=True)

@@ -191,3 +191,22 @@ def test_no_library_function_over_80_lines():
                 if n > MAX_FUNCTION_LINES:
                     long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({n})")
     assert not long, long
+
+
+README_REFERENCE = re.compile(r"README(?:'s|,)? [\"']([A-Z][^\"'\n]*)[\"']")
+
+
+def test_readme_sections_named_in_code_and_docs_exist():
+    # code, tests and docs point readers at README sections by name ("README, 'X'");
+    # a renamed or moved section must not leave them pointing at nothing
+    headings = [line.lstrip("#").strip() for line in
+                (ROOT / "README.md").read_text("utf-8").splitlines() if line.startswith("#")]
+    missing = []
+    for folder in ("gaitsim", "tests", "experiments", "benchmarks", "envs", "examples", "docs"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix not in (".py", ".md") or path.name == "test_repo.py":
+                continue
+            for name in README_REFERENCE.findall(path.read_text("utf-8")):
+                if not any(h.startswith(name) for h in headings):
+                    missing.append(f"{path.relative_to(ROOT)}: README {name!r}")
+    assert not missing, missing

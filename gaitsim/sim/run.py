@@ -56,8 +56,8 @@ MAX_ASSISTED_LEGS = 3  # walkers with this many legs or fewer get the assist (de
 NARROW_ASSIST = 6.0
 
 
-# Free bipeds walk at a brisk tempo and mostly fall at a slow one (README, "Generated
-# bipeds fall free because they step slowly"): the free mechanic walks at cycles of 0.59
+# Free bipeds walk at a brisk tempo and mostly fall at a slow one (docs/bipeds.md,
+# "Generated bipeds fall free because they step slowly"): the free mechanic walks at cycles of 0.59
 # pendulum periods (``biped_tempo``; 6 of 6 start points), 0.71 (5 of 6) and 0.79 (3 of
 # 4), and falls at 0.89 and 1.19 (every start); of the first 24 generated bipeds (10 s
 # flat, two starts each) 0 of 48 runs walk at their own 0.66-1.17, 12 at 0.6, 19 at 0.5.

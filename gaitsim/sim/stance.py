@@ -48,7 +48,8 @@ MAX_EXPONENT = 709.0
 # them); at 0.03 the legs give with the body instead of tipping it about the line as one
 # rigid piece (231: 8.6 deg, 24 mm, one touchdown a stance; 497: 8.5 deg, 24 mm, 1.17).
 # A fresh sample drawn afterwards (the 46 such walkers of seeds 500-799): 130 of 138 runs
-# within the gait-fidelity bounds, against 120 at 0.05. README, "Soft stance legs".
+# within the gait-fidelity bounds, against 120 at 0.05 (docs/gait_fidelity.md, "Soft stance
+# legs on a line").
 STANCE_KP = 0.05
 LINE_STANCE_KP = 0.03
 SOFT_STANCE_GROWTH = 2.0
