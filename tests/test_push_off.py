@@ -80,12 +80,13 @@ def test_a_lone_planted_sole_s_heel_off_follows_its_measured_roll(sole_driver):
 
 
 def test_the_push_off_is_opt_in_and_checked():
-    """Off by default (the free built-in raptor falls with it: docs/bipeds.md, stop 54);
+    """Left None by default: off for brisk bipeds (the free built-in raptor falls with it:
+    docs/bipeds.md, stop 54), on for slow ones under the slow walk (tests/test_slow_walk.py);
     ``PUSH_OFF`` turns both on; bad values get the config's own error."""
     from gaitsim.sim.controller import PUSH_OFF
 
     default = ControlConfig()
-    assert default.roll_follow is None and default.sole_track_lead == 0.0
+    assert default.roll_follow is None and default.sole_track_lead is None
     on = ControlConfig(**PUSH_OFF)
     assert (on.sole_track_lead, on.roll_follow) == (0.2, 0.02)
     for bad in (-0.01, float("nan"), "0.02"):

@@ -77,7 +77,7 @@ from .reference import (  # noqa: F401  (re-exported: the control loop's helpers
     yawed,
 )
 from .robot import DEFAULT_KP, Robot
-from .soles import SoleDriver
+from .soles import COP_TOE_SHARE, SoleDriver
 from .upperbody import UpperBodyDriver
 from .world import World
 
@@ -187,14 +187,23 @@ class ControlConfig:
     # measured under the assist, planned on a free body (both measured: docs/bipeds.md,
     # stop 53). The hip yaw joint's own target stays the planned facing's (``_command_ankles``;
     # commanded to the measured facing too, MuJoCo's runners walked less: stop 54)
-    sole_track_lead: float = 0.0  # soles: the stance legs' pose also leads the measured body
-    # by this many seconds of its speed error along the path (``_lead``), damping the pull
+    sole_track_lead: float | None = None  # soles: the stance legs' pose also leads the
+    # measured body by this many seconds of its speed error along the path (``_lead``),
+    # damping the pull; None: 0, or ``SLOW_WALK``'s under ``slow_walk``
     roll_follow: float | None = None  # soles: a planted sole alone on the ground rolls onto
     # its toe at most this far (rad) past its measured pitch (``SoleDriver.rolled``), so it
     # pushes off until the other foot lands; None: as planned. The push-off pair
     # (``PUSH_OFF``: 0.2 s, 0.02 rad) helps slow bipeds a user writes (free, generated,
     # their own tempo: 33 of 144 walks against 19) but the free built-in raptor falls on
     # flat and rough ground with it, so both are off by default (docs/bipeds.md, stop 54)
+    cop_toe_share: float | None = None  # soles: a stance ankle's pitch may put the centre of
+    # pressure this share of the toe ahead of the ankle (``SoleDriver.cop_limits``); None:
+    # ``soles.COP_TOE_SHARE``, or ``SLOW_WALK``'s under ``slow_walk``
+    slow_walk: bool | None = None  # soles: the slow walk's stance (``SLOW_WALK``: the whole
+    # toe for the stance ankle and the push-off, for ``roll_follow``, ``sole_track_lead`` and
+    # ``cop_toe_share`` left None); None: on for a free biped without flight phases whose
+    # cycle lasts more than ``stance.FREE_BIPED_TEMPO`` pendulum periods (``_slow_walk``;
+    # the bipeds the assist carries by default), off otherwise (docs/bipeds.md, stop 55)
     motor_share: float = 0.5  # stance motors push a foot with at most this share of its load
     motor_floor: float = 0.1  # ... plus this share of the mean weight per leg
     margin_band: float = 0.1  # legs stiffen as the support margin falls through this band
@@ -249,8 +258,15 @@ class ControlConfig:
                      "odometry_lead", "motor_floor", "reach_speed",
                      "sole_track_lead"):  # fmt: skip
             v = getattr(self, name)
-            if not (math.isfinite(v) and v >= 0):
+            if v is None and name == "sole_track_lead":
+                continue
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
                 raise ValueError(f"{name} must be a number >= 0, got {v!r}")
+        t = self.cop_toe_share
+        if t is not None and not (isinstance(t, (int, float)) and math.isfinite(t) and 0 < t <= 1):
+            raise ValueError(f"cop_toe_share is a share in (0, 1] of the toe or None, got {t!r}")
+        if not (self.slow_walk is None or isinstance(self.slow_walk, bool)):
+            raise ValueError(f"slow_walk is True, False or None (by tempo), got {self.slow_walk!r}")
         for name in ("track_gain", "side_track_gain", "sole_track_gain", "load", "load_ramp",
                      "min_load", "motor_share", "early_hold", "zmp_share"):  # fmt: skip
             v = getattr(self, name)
@@ -268,6 +284,19 @@ class ControlConfig:
 
 
 PUSH_OFF = {"sole_track_lead": 0.2, "roll_follow": 0.02}  # ControlConfig(**PUSH_OFF)
+# The slow walk's stance (``ControlConfig.slow_walk``): the push-off, and a stance ankle
+# that may put the centre of pressure under the whole toe, so a loaded sole can really roll
+# onto it instead of its leg lifting the still-flat sole. A biped slower than
+# FREE_BIPED_TEMPO stands on each sole in turn: planned as at a brisk tempo, its trailing
+# sole's heel-off unloaded it before the body had swayed over the leading foot, and the
+# body fell away sideways at the next step (generated biped 49: the ground's push left of
+# the body by 3 cm, its sideways speed 0.24 -> 0 m/s in the double support). Free, 10 s
+# flat, the generated bipeds without flight phases slower than 0.7 periods: 22 -> 51 of
+# 142 runs walk (the first 72 such bipeds, two starts) and 14 -> 23 of 132 (the next 72,
+# held out); the push-off alone 32 and 18. At a brisk tempo it does not help: the whole toe
+# lets the ankle vault the body (the built-in mechanic 52 -> 40 of 54 start points, the
+# raptor 50 -> 37), so brisker bipeds keep the plain stance (docs/bipeds.md, stop 55)
+SLOW_WALK = {"cop_toe_share": 1.0, **PUSH_OFF}
 
 
 def _check_clock(cfg: ControlConfig, robot) -> None:
@@ -333,13 +362,7 @@ class GaitController:
                 "terrain, path, speed scale or options differ); pass table=None to build one"
             )
         self.table = table
-        ch = self.geo.chain
-        legs = [
-            ScalarLeg(ch.mount[i], ch.upper[i], ch.lower[i], ch.kind[i], float(ch.yaw0[i]))
-            for i in range(self.n_legs)
-        ]
-        self._solvers = [leg.solve for leg in legs]  # body-frame target -> joints, shortfall
-        self._jacobians = [leg.jacobian for leg in legs]  # joints -> Jacobian columns
+        self._build_legs()
         self.steering = Steering()
         self.planner = FootPlanner(walker, self.steering)
         self._stand_h = self.geo.standing_height
@@ -349,6 +372,7 @@ class GaitController:
         self._side_balance(cfg, walker.soles is None)
         self._follow = self._follow_share(walker)
         self._speed_k = self._speed_gain(walker)
+        self._sole_stance(walker)
         self._weight = robot.mass * load.GRAVITY
         swing_time = (1.0 - self.gait.duty) * self._cycle / self.speed
         # a late foot reaches on down at reach_speed times the swing's mean descent speed
@@ -380,6 +404,17 @@ class GaitController:
         self._foot_gains = (None if self._hip_turn is None else
                             self.soles.gains(DEFAULT_KP, self._hip_yaw_kp()))  # fmt: skip
         self.reset(start)
+
+    def _build_legs(self) -> None:
+        """Each leg's scalar IK (body-frame target -> joints, shortfall) and Jacobian
+        (joints -> its columns)."""
+        ch = self.geo.chain
+        legs = [
+            ScalarLeg(ch.mount[i], ch.upper[i], ch.lower[i], ch.kind[i], float(ch.yaw0[i]))
+            for i in range(self.n_legs)
+        ]
+        self._solvers = [leg.solve for leg in legs]
+        self._jacobians = [leg.jacobian for leg in legs]
 
     def _side_balance(self, cfg: ControlConfig, point: bool) -> None:
         """How the stance legs balance the body sideways on ``point`` feet (soles keep their
@@ -429,6 +464,38 @@ class GaitController:
         if self.config.speed_gain is not None:
             return float(self.config.speed_gain)
         return load.SOLE_SPEED_GAIN if self._free_on_soles(walker) else 0.0
+
+    def _sole_stance(self, walker: Walker) -> None:
+        """The soles' stance, resolved once: whether the slow walk runs (``_slow_walk``) and
+        the roll follow, the lead and the ankle's toe share the step uses, each as the
+        config sets it or, left None, the slow walk's (``SLOW_WALK``) or the plain one's."""
+        cfg = self.config
+        self._slow = self._slow_walk(walker)
+        slow = SLOW_WALK if self._slow else {}
+        self._roll_follow = cfg.roll_follow if cfg.roll_follow is not None else slow.get(
+            "roll_follow")  # fmt: skip
+        self._track_lead = (cfg.sole_track_lead if cfg.sole_track_lead is not None
+                            else slow.get("sole_track_lead", 0.0))  # fmt: skip
+        self._toe_share = (cfg.cop_toe_share if cfg.cop_toe_share is not None
+                           else slow.get("cop_toe_share", COP_TOE_SHARE))  # fmt: skip
+
+    @property
+    def slow_walk(self) -> bool:
+        """Whether this run's soles stand on the slow walk's stance (``_slow_walk``)."""
+        return self._slow
+
+    def _slow_walk(self, walker: Walker) -> bool:
+        """``ControlConfig.slow_walk`` (soles only), or by default whether ``walker`` is a
+        free biped on soles without flight phases whose gait cycle lasts more than
+        ``stance.FREE_BIPED_TEMPO`` periods of a pendulum as long as its hip is high
+        (``stance.pendulum_tempo``): ``SLOW_WALK`` is its stance's default."""
+        if walker.soles is None:
+            return False
+        if self.config.slow_walk is not None:
+            return self.config.slow_walk
+        g = self.gait
+        return (self._free_on_soles(walker) and g.n_legs == 2 and g.duty >= 0.5
+                and load.pendulum_tempo(g, self.geo.hip_height) > load.FREE_BIPED_TEMPO)
 
     def _free_on_soles(self, walker: Walker) -> bool:
         """Whether ``walker`` stands on soles with a free body: the case the soles' own
@@ -618,10 +685,10 @@ class GaitController:
         self._lift_first(now, ahead, sensed)
         if self.soles is not None:  # the planned ankles: flat points moved by the roll
             p_now, p_ahead = self.soles.pitches(self.planner, ds)
-            if self.config.roll_follow is not None:
+            if self._roll_follow is not None:
                 p_now, p_ahead = self.soles.rolled(
                     (p_now, p_ahead), self.planner.stance, sensed.contacts,
-                    sensed.foot_quaternions, sensed.feet, self.config.roll_follow)
+                    sensed.foot_quaternions, sensed.feet, self._roll_follow)
             held = {i for i, e in enumerate(self._early) if e is not None}
             self._facing = [self.soles.facing(self.planner, i, heading)
                             for i in range(self.n_legs)]  # fmt: skip
@@ -781,7 +848,7 @@ class GaitController:
         against 33; docs/bipeds.md, stop 54.)"""
         c, s = math.cos(heading), math.sin(heading)
         ex, ey = self._velocity_error(sensed, dpos)
-        k = -self.config.sole_track_lead * (c * ex + s * ey)
+        k = -self._track_lead * (c * ex + s * ey)
         return x + k * c, y + k * s
 
     def _velocity_error(self, sensed, dpos) -> tuple[float, float]:
@@ -818,7 +885,7 @@ class GaitController:
         # hold it to the reference in full, as on point feet (the free yaw-ankled mechanic,
         # 12 s from six start points: mean heading error 3.3-8.3 deg, at sole_track_gain
         # 6.2-20.3 deg)
-        if self.soles is not None and cfg.sole_track_lead > 0.0:
+        if self.soles is not None and self._track_lead > 0.0:
             x, y = self._lead(sensed, x, y, heading, dpos)
         a_yaw = cfg.track_gain if self._yawing_soles else a
         dyaw = a_yaw * wrap(heading - myaw) + wrap(myaw - heading)  # yaw_v - heading
@@ -1084,7 +1151,8 @@ class GaitController:
         lim = bias = None
         if self.config.ankle_cop > 0.0:
             lim, bias = self.soles.cop_limits(sensed.foot_forces, self.planner.stance,
-                                              self.robot.ankle_effort, self.config.ankle_cop)
+                                              self.robot.ankle_effort, self.config.ankle_cop,
+                                              self._toe_share)  # fmt: skip
         q = self.soles.ankles(q2, (self._vrot, mrot), self._virtual_shares(), targets,
                               self._facing)  # fmt: skip
         self.robot.command_ankles(q, forces=lim, kp=self._foot_gains, bias=bias)

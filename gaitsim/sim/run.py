@@ -25,7 +25,12 @@ from ..walker import Walker, lean_cadence, resolve_entry
 from .controller import AUTO_BODY, ControlConfig, GaitController
 from .engine import DEFAULT_ENGINE, check_engine, load_robot, make_world
 from .metrics import fall_reason, summarize, verdict
-from .stance import line_drift_growth, tipping_ratio  # (also sim.run API: the summary)
+from .stance import (  # (also sim.run API: the summary, the free bipeds' tempo)
+    FREE_BIPED_TEMPO,
+    line_drift_growth,
+    pendulum_tempo,
+    tipping_ratio,
+)
 from .summary import RunSummary
 from .upper_metrics import upper_body_figures
 
@@ -63,26 +68,15 @@ NARROW_ASSIST = 6.0
 # flat, two starts each) 0 of 48 runs walk at their own 0.66-1.17, 12 at 0.6, 19 at 0.5.
 # A trend, not a bound: the note names it, nothing enforces it.
 BRISK_BIPED_TEMPO = 0.6
-# A biped on soles without flight phases stepping at most this many pendulum periods a
-# cycle gets a free body by default on PyBullet (``walks_free_biped``), every other biped
-# the assist. The built-in mechanic (0.595) and raptor (0.667) walk every condition of the
-# bipeds issue free from the default start (stop 48). Of the first 72 generated bipeds'
-# 100 runs without flight phases (10 s flat, two starts each; ``experiments/biped_free.py
-# --generated 72 --tempo R``, stop 49), set to 0.6 periods 81 walk free, to 0.7 61; at
-# their own tempo, 7 of the 14 runs at 0.75 periods or less walk and 12 of the 86 above
-FREE_BIPED_TEMPO = 0.7
 
 
 def biped_tempo(entry) -> float | None:
     """A two-legged walker's gait cycle (s) in periods of a pendulum as long as its hip is
-    high, 2 pi sqrt(hip height / g); None for other walkers."""
-    from ..gait import cycle_length
-
+    high, 2 pi sqrt(hip height / g) (``stance.pendulum_tempo``); None for other walkers."""
     gait = resolve_entry(entry).gait
     if gait.n_legs != 2:
         return None
-    period = cycle_length(gait) / gait.clip_speed
-    return period / (2.0 * math.pi * math.sqrt(geometry(gait).hip_height / GRAVITY))
+    return pendulum_tempo(gait, geometry(gait).hip_height)
 
 
 def clip_speed_at_tempo(entry, tempo: float) -> float:
@@ -297,7 +291,7 @@ def simulate(
             line_drift_growth=line_drift_growth(entry), friction=friction, engine=engine,
             tipping_ratio=summary_tipping_ratio(entry),
             sim_hz=sim_hz, control_hz=ctl.config.control_hz, servo_clock=robot.servo_clock,
-            push_at_s=push_at,
+            slow_walk=ctl.slow_walk, push_at_s=push_at,
             push_velocity_m_s=push_velocity if push_at is not None else 0.0,
         )  # fmt: skip
         summary["verdict"], summary["verdict_reason"] = verdict(summary)

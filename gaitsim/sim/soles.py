@@ -180,12 +180,14 @@ class SoleDriver:
         return np.array([w for w, sole in zip(shares, self.soles, strict=True)
                          for _ in sole.joints])  # fmt: skip
 
-    def cop_limits(self, normal, stance, full, share: float = 1.0):
+    def cop_limits(self, normal, stance, full, share: float = 1.0,
+                   toe: float = COP_TOE_SHARE):  # fmt: skip
         """Ankle torque ranges (N m, ``ankle_joint_names`` order) that keep each sole's
         centre of pressure on it, as (limit, bias): the torque may lie in [bias - limit,
         bias + limit]. The foot's ``normal`` force (N) times ``share`` of its lever:
-        pitch from the whole heel behind the ankle to COP_TOE_SHARE of the toe ahead of
-        it; roll half the width either way; yaw free (the sole's friction holds its
+        pitch from the whole heel behind the ankle to ``toe`` (a share; COP_TOE_SHARE by
+        default, ``ControlConfig.cop_toe_share``) of the toe ahead of it; roll half the
+        width either way; yaw free (the sole's friction holds its
         turn). A limit is at least ANKLE_FLOOR of the ``full`` effort (a foot not yet
         loaded still sets its sole) and at most the full effort. A swing ankle has the
         full effort, but a lifting foot's pitch keeps its stance range while its sole still
@@ -206,7 +208,7 @@ class SoleDriver:
                     bias.append(0.0)
                     continue
                 if joint == "ankle_pitch":  # behind: the heel; ahead: part of the toe
-                    lo, hi = -f * self._heel[i], f * COP_TOE_SHARE * self._toe[i]
+                    lo, hi = -f * self._heel[i], f * toe * self._toe[i]
                 else:
                     hi = f * 0.5 * self._width[i]
                     lo = -hi

@@ -33,7 +33,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..gait import CYCLE_SAMPLES, feet_down, smooth01
+from ..gait import CYCLE_SAMPLES, cycle_length, feet_down, smooth01
 from ..geometry import GRAVITY
 
 # math.exp overflows a float past this exponent (e^709.78 is the largest double)
@@ -53,6 +53,25 @@ MAX_EXPONENT = 709.0
 STANCE_KP = 0.05
 LINE_STANCE_KP = 0.03
 SOFT_STANCE_GROWTH = 2.0
+
+
+# A biped on soles without flight phases stepping at most this many pendulum periods a
+# cycle gets a free body by default on PyBullet (``walks_free_biped``), every other biped
+# the assist. The built-in mechanic (0.595) and raptor (0.667) walk every condition of the
+# bipeds issue free from the default start (stop 48). Of the first 72 generated bipeds'
+# 100 runs without flight phases (10 s flat, two starts each; ``experiments/biped_free.py
+# --generated 72 --tempo R``, stop 49), set to 0.6 periods 81 walk free, to 0.7 61; at
+# their own tempo, 7 of the 14 runs at 0.75 periods or less walk and 12 of the 86 above
+FREE_BIPED_TEMPO = 0.7
+# (bipeds slower than this walk free on ``SLOW_WALK``'s stance: ``controller.GaitController``)
+
+
+def pendulum_tempo(gait, hip_height: float) -> float:
+    """``gait``'s cycle (s) in periods of a pendulum as long as ``hip_height`` (m) is
+    high, 2 pi sqrt(hip_height / g): under about 0.7 a biped walks dynamically, vaulting
+    over each stance foot; above it slowly, standing on each sole in turn."""
+    period = cycle_length(gait) / gait.clip_speed
+    return period / (2.0 * math.pi * math.sqrt(hip_height / GRAVITY))
 
 
 def availability(stance: list[bool], progress: list[float], ramp: float,

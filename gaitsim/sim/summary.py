@@ -136,6 +136,8 @@ class RunSummary:
     # how many times stiffer per second than the tuned gains the joint servos ran
     # (``geometry.servo_clock``: above 1 for small walkers on soles; before it: 1)
     servo_clock: float = 1.0
+    # the soles' slow-walk stance ran (``ControlConfig.slow_walk``; before it: False)
+    slow_walk: bool = False
     push_at_s: float | None = None  # a sideways push's time, None without one
     push_velocity_m_s: float = 0.0  # its velocity change, m/s (positive to the left)
     # -- the verdict (gaitsim.sim.metrics.verdict)
