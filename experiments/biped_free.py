@@ -3,7 +3,8 @@ conditions of the bipeds issue, and the largest sideways push each survives.
 
 Run: python experiments/biped_free.py [--workers 2] [--walkers mechanic,raptor]
 [--catalog FILE] [--json FILE] [--feet derived|set_back|no_hip_yaw] [--generated N]
-[--starts N] [--engine pybullet|mujoco] [--push-off]
+[--starts N] [--engine pybullet|mujoco] [--push-off] [--walks-only] [--skip N]
+[--plain-stance]
 ``--push-off`` runs every cell with the opt-in push-off (``controller.PUSH_OFF``:
 ``ControlConfig.roll_follow`` and ``sole_track_lead``; docs/bipeds.md, stop 54).
 ``--catalog FILE`` runs the two-legged walkers of a catalog of your own instead of the
@@ -20,6 +21,10 @@ generated bipeds (``gaitsim.generate``) 10 s on flat ground from two start point
 ``--tempo R`` (with ``--generated``) first sets each one's ``clip_speed`` so that its
 gait cycle lasts R periods of a pendulum as long as its hip is high (2 pi sqrt(h / g)),
 its stride unchanged: the built-in bipeds step at 0.59 (mechanic) and 0.67 (raptor).
+``--walks-only`` keeps only the generated bipeds without flight phases (duty >= 0.5) and
+``--skip N`` leaves out the first N of them (``--generated 72 --walks-only --skip 72``: the
+held-out sample of docs/bipeds.md, stop 55). ``--plain-stance`` runs slow bipeds on the
+plain stance (``ControlConfig(slow_walk=False)``) instead of the slow walk's.
 Prints a markdown table (one row per walker and condition: verdict and its reason, speed
 ratio, slip per stance, touchdowns per stance, sole pitch at touchdown and lift-off) and,
 per walker, the largest push of PUSHES (m/s, to its left and right, at PUSH_AT s of a
@@ -31,10 +36,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 from cli_args import subset
+from tqdm import tqdm
 
 WALKERS = ("mechanic", "raptor")
 CONDITIONS = {  # name: (seconds, simulate() keywords)
@@ -139,7 +146,10 @@ def run_cell(cell):
 
     walker, name, seconds, kw, feet, tempo, *catalog = cell
     kw = dict(kw)
-    config = ControlConfig(body="free", **(PUSH_OFF if kw.pop("push_off", False) else {}))
+    extra = PUSH_OFF if kw.pop("push_off", False) else {}
+    if kw.pop("plain_stance", False):
+        extra = {**extra, "slow_walk": False}
+    config = ControlConfig(body="free", **extra)
     if "slope_deg" in kw:
         kw["terrain"] = Slope(math.radians(kw.pop("slope_deg")))
     if "roughness" in kw:
@@ -194,15 +204,19 @@ def print_starts(results, n: int) -> None:
         print(f"| {w} | {c} | {ok} | {others or '-'} |")
 
 
-def generated_cells(n: int, feet: str, tempo: float | None = None):
-    """The first ``n`` generated bipeds, 10 s flat from the default start and seed 1."""
+def generated_cells(n: int, feet: str, tempo: float | None = None, walks_only: bool = False,
+                    skip: int = 0):  # fmt: skip
+    """The first ``n`` generated bipeds (``walks_only``: without flight phases) after the
+    first ``skip`` of them, 10 s flat from the default start and seed 1."""
     from gaitsim.generate import random_entry
 
     seeds, s = [], 0
-    while len(seeds) < n:
-        if random_entry(s).gait.n_legs == 2:
+    while len(seeds) < n + skip:
+        g = random_entry(s).gait
+        if g.n_legs == 2 and (g.duty >= 0.5 or not walks_only):
             seeds.append(s)
         s += 1
+    seeds = seeds[skip:]
     starts = (("flat, 10 s", {}), ("flat, 10 s, seed 1", {"seed": 1}))
     return [(f"seed{k}", c, 10.0, kw, feet, tempo) for k in seeds for c, kw in starts]
 
@@ -289,7 +303,18 @@ def main():
                          "the stance legs lead the body by its speed error)")
     ap.add_argument("--tempo", type=float, default=None, metavar="R",
                     help="with --generated: each biped's cycle set to R pendulum periods")
+    ap.add_argument("--walks-only", action="store_true",
+                    help="with --generated: only bipeds without flight phases (duty >= 0.5)")
+    ap.add_argument("--skip", type=int, default=0, metavar="N",
+                    help="with --generated: leave out the first N bipeds (a held-out sample)")
+    ap.add_argument("--plain-stance", action="store_true",
+                    help="run slow bipeds on the plain stance, not the slow walk's "
+                         "(ControlConfig(slow_walk=False); docs/bipeds.md, stop 55)")
     args = ap.parse_args()
+    if (args.walks_only or args.skip) and not args.generated:
+        ap.error("--walks-only and --skip choose among generated bipeds: give --generated N")
+    if args.skip < 0:
+        ap.error(f"--skip is a number of bipeds to leave out, at least 0; got {args.skip}")
     if args.workers < 1 or args.generated < 0 or args.starts < 0:
         ap.error("--workers must be at least 1, --generated and --starts at least 0")
     if args.generated and args.starts:
@@ -313,7 +338,8 @@ def main():
     except (ValueError, argparse.ArgumentTypeError) as exc:
         ap.error(str(exc))
     if args.generated:
-        todo = generated_cells(args.generated, args.feet, args.tempo)
+        todo = generated_cells(args.generated, args.feet, args.tempo, args.walks_only,
+                               args.skip)  # fmt: skip
     elif args.starts:
         todo = start_cells(walkers, args.feet, args.starts)
     else:
@@ -321,11 +347,14 @@ def main():
     todo = on_engine(todo, args.engine)
     if args.push_off:
         todo = [(w, n, sec, {**kw, "push_off": True}, *rest) for w, n, sec, kw, *rest in todo]
+    if args.plain_stance:
+        todo = [(w, n, sec, {**kw, "plain_stance": True}, *rest) for w, n, sec, kw, *rest in todo]
     if args.catalog is not None:
         todo = [(*c, args.catalog) for c in todo]
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
-        results = list(pool.map(run_cell, todo))
+        results = list(tqdm(pool.map(run_cell, todo), total=len(todo), desc="runs",
+                            file=sys.stderr))  # fmt: skip
     wall = time.perf_counter() - t0
     if args.starts:
         print_starts(results, args.starts)
