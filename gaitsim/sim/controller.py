@@ -195,7 +195,8 @@ class ControlConfig:
     # pushes off until the other foot lands; None: as planned. The push-off pair
     # (``PUSH_OFF``: 0.2 s, 0.02 rad) helps slow bipeds a user writes (free, generated,
     # their own tempo: 33 of 144 walks against 19) but the free built-in raptor falls on
-    # flat and rough ground with it, so both are off by default (docs/bipeds.md, stop 54)
+    # flat and rough ground with it, so both are left None: off for brisk bipeds (stop 54),
+    # on for bipeds slower than 0.7 pendulum periods under ``slow_walk`` (stop 55)
     cop_toe_share: float | None = None  # soles: a stance ankle's pitch may put the centre of
     # pressure this share of the toe ahead of the ankle (``SoleDriver.cop_limits``); None:
     # ``soles.COP_TOE_SHARE``, or ``SLOW_WALK``'s under ``slow_walk``
@@ -295,7 +296,9 @@ PUSH_OFF = {"sole_track_lead": 0.2, "roll_follow": 0.02}  # ControlConfig(**PUSH
 # 142 runs walk (the first 72 such bipeds, two starts) and 14 -> 23 of 132 (the next 72,
 # held out); the push-off alone 32 and 18. At a brisk tempo it does not help: the whole toe
 # lets the ankle vault the body (the built-in mechanic 52 -> 40 of 54 start points, the
-# raptor 50 -> 37), so brisker bipeds keep the plain stance (docs/bipeds.md, stop 55)
+# raptor 50 -> 37), so brisker bipeds keep the plain stance; just past the threshold the
+# mechanic slowed to 0.71 periods walks 2 of 6 starts on the plain stance, 0 on this one,
+# while the generated runs at 0.7-0.8 periods gain (48 -> 65 of 104; docs/bipeds.md, stop 55)
 SLOW_WALK = {"cop_toe_share": 1.0, **PUSH_OFF}
 
 
