@@ -12,6 +12,7 @@ import pytest
 
 from gaitsim.geometry import GRAVITY, geometry
 from gaitsim.sim.controller import PUSH_OFF, SLOW_WALK, ControlConfig
+from gaitsim.sim.run import clip_speed_at_tempo
 from gaitsim.sim.soles import COP_TOE_SHARE
 from gaitsim.sim.stance import FREE_BIPED_TEMPO, pendulum_tempo
 from gaitsim.walker import resolve_entry
@@ -23,9 +24,8 @@ def slowed(name: str, tempo: float):
     """A built-in biped with its clip speed lowered so its cycle lasts ``tempo`` periods
     (the stride kept)."""
     entry = resolve_entry(name)
-    g = entry.gait
-    speed = g.clip_speed * pendulum_tempo(g, geometry(g).hip_height) / tempo
-    return dataclasses.replace(entry, gait=dataclasses.replace(g, clip_speed=speed))
+    speed = clip_speed_at_tempo(entry, tempo)
+    return dataclasses.replace(entry, gait=dataclasses.replace(entry.gait, clip_speed=speed))
 
 
 def test_pendulum_tempo_by_hand():

@@ -489,16 +489,14 @@ class GaitController:
 
     def _slow_walk(self, walker: Walker) -> bool:
         """``ControlConfig.slow_walk`` (soles only), or by default whether ``walker`` is a
-        free biped on soles without flight phases whose gait cycle lasts more than
-        ``stance.FREE_BIPED_TEMPO`` periods of a pendulum as long as its hip is high
-        (``stance.pendulum_tempo``): ``SLOW_WALK`` is its stance's default."""
+        free biped on soles that steps slowly (``stance.steps_slowly``: no flight phase, its
+        cycle more than FREE_BIPED_TEMPO pendulum periods): ``SLOW_WALK`` is its stance's
+        default."""
         if walker.soles is None:
             return False
         if self.config.slow_walk is not None:
             return self.config.slow_walk
-        g = self.gait
-        return (self._free_on_soles(walker) and g.n_legs == 2 and g.duty >= 0.5
-                and load.pendulum_tempo(g, self.geo.hip_height) > load.FREE_BIPED_TEMPO)
+        return self._free_on_soles(walker) and load.steps_slowly(self.gait, self.geo.hip_height)
 
     def _free_on_soles(self, walker: Walker) -> bool:
         """Whether ``walker`` stands on soles with a free body: the case the soles' own

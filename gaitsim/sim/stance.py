@@ -74,6 +74,14 @@ def pendulum_tempo(gait, hip_height: float) -> float:
     return period / (2.0 * math.pi * math.sqrt(hip_height / GRAVITY))
 
 
+def steps_slowly(gait, hip_height: float) -> bool:
+    """Whether ``gait`` is a biped's walk (two legs, no flight phase: duty >= 0.5) whose
+    cycle lasts more than FREE_BIPED_TEMPO pendulum periods (``pendulum_tempo``): the
+    bipeds the assist carries by default, and the slow walk's stance is for."""
+    return (gait.n_legs == 2 and gait.duty >= 0.5
+            and pendulum_tempo(gait, hip_height) > FREE_BIPED_TEMPO)  # fmt: skip
+
+
 def availability(stance: list[bool], progress: list[float], ramp: float,
                  floor: float = 1e-3) -> list[float]:  # fmt: skip
     """Each leg's readiness to carry load: 0 in swing; in stance a smoothstep up over the
