@@ -4,7 +4,7 @@ conditions of the bipeds issue, and the largest sideways push each survives.
 Run: python experiments/biped_free.py [--workers 2] [--walkers mechanic,raptor]
 [--catalog FILE] [--json FILE] [--feet derived|set_back|no_hip_yaw] [--generated N]
 [--starts N] [--engine pybullet|mujoco] [--push-off] [--walks-only] [--skip N]
-[--plain-stance]
+[--plain-stance] [--roll-follow-planted]
 ``--push-off`` runs every cell with the opt-in push-off (``controller.PUSH_OFF``:
 ``ControlConfig.roll_follow`` and ``sole_track_lead``; docs/bipeds.md, stop 54).
 ``--catalog FILE`` runs the two-legged walkers of a catalog of your own instead of the
@@ -25,6 +25,9 @@ its stride unchanged: the built-in bipeds step at 0.59 (mechanic) and 0.67 (rapt
 ``--skip N`` leaves out the first N of them (``--generated 72 --walks-only --skip 72``: the
 held-out sample of docs/bipeds.md, stop 55). ``--plain-stance`` runs slow bipeds on the
 plain stance (``ControlConfig(slow_walk=False)``) instead of the slow walk's.
+``--roll-follow-planted`` runs every cell with the opt-in
+``ControlConfig(roll_follow_planted=True)``: every planted sole, not only a lone one,
+rolls onto its toe only as it really rolls (docs/bipeds.md, stop 56).
 Prints a markdown table (one row per walker and condition: verdict and its reason, speed
 ratio, slip per stance, touchdowns per stance, sole pitch at touchdown and lift-off) and,
 per walker, the largest push of PUSHES (m/s, to its left and right, at PUSH_AT s of a
@@ -149,6 +152,8 @@ def run_cell(cell):
     extra = PUSH_OFF if kw.pop("push_off", False) else {}
     if kw.pop("plain_stance", False):
         extra = {**extra, "slow_walk": False}
+    if kw.pop("roll_follow_planted", False):
+        extra = {**extra, "roll_follow_planted": True}
     config = ControlConfig(body="free", **extra)
     if "slope_deg" in kw:
         kw["terrain"] = Slope(math.radians(kw.pop("slope_deg")))
@@ -310,6 +315,10 @@ def main():
     ap.add_argument("--plain-stance", action="store_true",
                     help="run slow bipeds on the plain stance, not the slow walk's "
                          "(ControlConfig(slow_walk=False); docs/bipeds.md, stop 55)")
+    ap.add_argument("--roll-follow-planted", action="store_true",
+                    help="run with ControlConfig(roll_follow_planted=True): every planted "
+                         "sole, not only a lone one, rolls onto its toe only as it really "
+                         "rolls (docs/bipeds.md, stop 56)")
     args = ap.parse_args()
     if (args.walks_only or args.skip) and not args.generated:
         ap.error("--walks-only and --skip choose among generated bipeds: give --generated N")
@@ -347,8 +356,9 @@ def main():
     todo = on_engine(todo, args.engine)
     if args.push_off:
         todo = [(w, n, sec, {**kw, "push_off": True}, *rest) for w, n, sec, kw, *rest in todo]
-    if args.plain_stance:
-        todo = [(w, n, sec, {**kw, "plain_stance": True}, *rest) for w, n, sec, kw, *rest in todo]
+    for flag in ("plain_stance", "roll_follow_planted"):
+        if getattr(args, flag):
+            todo = [(w, n, sec, {**kw, flag: True}, *rest) for w, n, sec, kw, *rest in todo]
     if args.catalog is not None:
         todo = [(*c, args.catalog) for c in todo]
     t0 = time.perf_counter()

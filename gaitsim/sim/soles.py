@@ -69,7 +69,8 @@ class SoleDriver:
         self.pitch = now
         return now, ahead
 
-    def rolled(self, pitches, stance, contacts, quats, feet, ahead: float):
+    def rolled(self, pitches, stance, contacts, quats, feet, ahead: float,
+               planted: bool = False):  # fmt: skip
         """The planned pitches a stance leg's ankle target follows (``pitches``: now and
         ``ds`` later): a planted sole (planned stance, touching) that is the only foot on
         the ground rolls onto its toe at most ``ahead`` radians past the pitch it
@@ -78,11 +79,14 @@ class SoleDriver:
         rolls the sole, so the foot stays loaded and pushes off until another foot lands;
         planned as it was, the leg lifted a still-flat sole off the ground and the body
         fell onto the landing foot (docs/bipeds.md, stop 54). A sole rolling onto its heel,
-        one not down, or one sharing the ground with another follows its plan."""
+        one not down, or one sharing the ground with another follows its plan; with
+        ``planted`` (``ControlConfig.roll_follow_planted``) one sharing the ground rolls so
+        too: the trailing sole of a double support keeps its toe down to its lift-off
+        instead of its leg lifting the toe off a sole whose roll lags (stop 56)."""
         now, later = list(pitches[0]), list(pitches[1])
         down = sum(1 for c in contacts if c)
         for i, (st, c) in enumerate(zip(stance, contacts, strict=True)):
-            if st and c and down == 1 and now[i] > 0.0:
+            if st and c and (down == 1 or planted) and now[i] > 0.0:
                 cap = max(self.measured_pitch(quats[i], feet[i]), 0.0) + ahead
                 now[i], later[i] = min(now[i], cap), min(later[i], cap + ahead)
         return now, later
