@@ -14,6 +14,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -664,6 +665,7 @@ def _walk_flags(args):
     if args.episode_seed is not None and args.episode_seed < 0:
         raise UsageError(f"--episode-seed must be a whole number >= 0, got {args.episode_seed}")
     _check_push_flags(args)
+    _check_control_flags(args)
     _check_engine_flag(args)
     if args.gui and args.engine != "pybullet":
         raise UsageError("--gui shows the PyBullet window: drop --gui, or use --engine pybullet")
@@ -677,6 +679,14 @@ def _walk_flags(args):
         if not folder.is_dir() or not os.access(folder, os.W_OK):
             raise UsageError(f"--video {video}: cannot write into {folder}")
     return video
+
+
+def _check_control_flags(args) -> None:
+    """Each ``--control`` field at most once (its value is checked with the scenario)."""
+    keys = [k for k, _ in getattr(args, "control", None) or []]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:
+        raise UsageError(f"--control {', '.join(twice)} given more than once; give each once")
 
 
 def _check_push_flags(args) -> None:
@@ -967,6 +977,25 @@ def _walk_args(p) -> None:
     p.add_argument("--json", action="store_true", help="print every summary metric as JSON")
 
 
+def _control_pair(text: str) -> tuple[str, Any]:
+    """One ``--control FIELD=VALUE``: the field's name and its value, read as JSON (true,
+    false, null, numbers; True / False / None too), else kept as the word given."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip() or not raw.strip():
+        raise argparse.ArgumentTypeError(
+            f"takes FIELD=VALUE, a ControlConfig field and its value (e.g. "
+            f"roll_follow_planted=true or kp=0.1), got {text!r}"
+        )
+    raw = raw.strip()
+    words = {"true": True, "false": False, "null": None, "none": None}
+    if raw.lower() in words:
+        return key.strip(), words[raw.lower()]
+    try:
+        return key.strip(), json.loads(raw)
+    except json.JSONDecodeError:
+        return key.strip(), raw  # a word: hip_facing=measured
+
+
 def _scenario_args(p) -> None:
     """The flags a run's Scenario is made from (``Scenario.from_cli`` reads them)."""
     _terrain_args(p)
@@ -999,6 +1028,15 @@ def _scenario_args(p) -> None:
         "it for a walker whose bare feet ring faster on their pads or, free on soles, whose "
         "servo clock runs faster); default: the walker's own, 60 Hz or, for a walker small "
         "enough to fall faster, a doubling of it",
+    )
+    p.add_argument(
+        "--control",
+        type=_control_pair,
+        action="append",
+        metavar="FIELD=VALUE",
+        help="set a controller setting, a gaitsim.sim.controller.ControlConfig field "
+        "(repeatable): e.g. --control roll_follow_planted=true, --control slow_walk=false, "
+        "--control kp=0.1 (docs/architecture.md, 'Controller settings')",
     )
     p.add_argument(
         "--friction",

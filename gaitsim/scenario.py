@@ -18,8 +18,9 @@ is no part of a scenario: ``gui``, ``on_step``). Equal scenarios run the same nu
 
 from __future__ import annotations
 
+import difflib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .catalog import Entry, GaitsimError
@@ -214,6 +215,41 @@ def _finite(value: float, flag: str, *, positive: bool = False) -> float:
     return value
 
 
+# ControlConfig fields a Scenario's ``control`` may not set: the scenario's own fields
+# set them (or, for the assist's gains, a nested dataclass no flag or TOML value builds)
+CONTROL_OWN = {
+    "body": "set the scenario's body (--body, [base] body) instead",
+    "distance_source": "set the scenario's distance_source (--distance-source) instead",
+    "control_hz": "set the scenario's control_hz (--control-hz) instead",
+    "assist": "the assist's gains are a nested AssistGains, set from Python only",
+}
+
+
+def check_control(control: dict, where: str = "control") -> None:
+    """A scenario's ``control``: further ``gaitsim.sim.controller.ControlConfig`` fields
+    by name (``roll_follow_planted``, ``slow_walk``, ``kp`` ...). An unknown name, one of
+    CONTROL_OWN, or a value the config refuses is a ScenarioError naming the field (and
+    ``where`` it was given)."""
+    if not isinstance(control, dict):
+        raise ScenarioError(f"{where} is a table of ControlConfig fields, got {control!r}")
+    from .sim.controller import ControlConfig  # (imports the engine: only when asked)
+
+    names = sorted(f.name for f in fields(ControlConfig) if f.name not in CONTROL_OWN)
+    for key in control:
+        if key in CONTROL_OWN:
+            raise ScenarioError(f"{where} {key!r}: {CONTROL_OWN[key]}")
+        if key not in names:
+            close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ScenarioError(
+                f"{where} {key!r} is not a ControlConfig field{hint} (fields: {', '.join(names)})"
+            )
+    try:
+        ControlConfig(**control)
+    except (TypeError, ValueError) as exc:
+        raise ScenarioError(f"{where}: {exc}") from None
+
+
 def resolve_body(entry: Entry, body: str, engine: str = "pybullet") -> str:
     """``body`` with ``auto`` resolved for ``entry`` on ``engine``
     (``gaitsim.sim.run.default_body``)."""
@@ -246,7 +282,9 @@ class Scenario:
     as the second seed's does, with its faster step downhill (the Walker's ``lean=
     "upright"``; off: the walker's default attitude, level for a biped, tilted with the
     ground for others). ``walker_options``: further Walker keywords (the swing profile is
-    ``swing``, the modes above are their fields: giving them here is an error)."""
+    ``swing``, the modes above are their fields: giving them here is an error).
+    ``control``: further controller settings, ``ControlConfig`` fields by name (e.g.
+    ``{"roll_follow_planted": True}``; ``check_control``)."""
 
     entry: Entry
     terrain: TerrainSpec = TerrainSpec()
@@ -272,6 +310,8 @@ class Scenario:
     push_velocity: float = 0.0
     stop_on_fall: bool = True
     walker_options: dict = field(default_factory=dict)
+    control: dict = field(default_factory=dict)  # further ControlConfig fields by name
+    # (``check_control``; --control FIELD=VALUE, a sweep's [base.control])
 
     def __post_init__(self):
         if self.body not in BODY_CHOICES[1:]:
@@ -284,6 +324,8 @@ class Scenario:
                 f"swing must be one of {', '.join(SWING_PROFILES)}, got {self.swing!r}"
             )
         check_upper_modes(self.arms, self.twist, self.gaze, self.lean)
+        if self.control:
+            check_control(self.control)
         given = [k for k in ("arms", "twist", "gaze") if k in self.walker_options]
         if self.lean and "lean" in self.walker_options:
             given.append("lean")
@@ -339,6 +381,7 @@ class Scenario:
             twist=switch("twist", getattr(args, "twist", "on")),
             gaze=getattr(args, "gaze", "stabilised"),
             lean=bool(getattr(args, "lean", False)),
+            control=dict(getattr(args, "control", None) or {}),
             seconds=args.seconds,
             seed=args.episode_seed,
             control_hz=args.control_hz,
@@ -428,7 +471,8 @@ class Scenario:
         from .sim.controller import ControlConfig
 
         config = ControlConfig(
-            body=self.body, distance_source=self.distance_source, control_hz=self.control_hz
+            body=self.body, distance_source=self.distance_source, control_hz=self.control_hz,
+            **self.control,
         )
         return {
             "terrain": self.terrain.build(),
@@ -477,6 +521,7 @@ _BASE_FIELDS = {
     "gaze": str,
     "twist": lambda v: switch("twist", v),
     "lean": lambda v: switch("lean", v),
+    "control": dict,  # a [base.control] table (``check_control``)
 }
 
 

@@ -158,7 +158,8 @@ RESERVED_BASE_KEYS = {
     "walker": "the walkers come from 'walkers'",
     "seconds": "set 'seconds' at the top level",
     "seed": "each cell's seed comes from 'seeds'",
-    "config": "set body and distance_source in [base] instead",
+    "config": "set body and distance_source in [base], other controller settings in a "
+    "[base.control] table",
     "on_step": "a callback cannot be written in TOML",
     "gui": "sweep workers have no display",
     "terrain": "the terrain comes from the swept parameter (slope_deg or roughness)",
@@ -285,8 +286,16 @@ def _mode_word(key: str, v):
 
 
 def _check_base(base: dict, parameter: str, label: str) -> None:
-    """[base] keys: controller keys, or simulate() arguments (checked against its signature)."""
-    others = [k for k in base if k not in CONFIG_KEYS]
+    """[base] keys: controller keys, a [base.control] table of ControlConfig fields
+    (``scenario.check_control``), or simulate() arguments (checked against its signature)."""
+    if "control" in base:
+        from .scenario import ScenarioError, check_control
+
+        try:
+            check_control(base["control"], where="[base.control]")
+        except ScenarioError as exc:
+            raise SweepError(f"{label}: {exc}") from None
+    others = [k for k in base if k not in CONFIG_KEYS and k != "control"]
     for key, choices in CONFIG_KEYS.items():
         if key in base and not _choice(key, base[key], choices):
             also = " (or true / false)" if key in ("twist", "lean") else ""

@@ -56,6 +56,10 @@ SAME_SETTINGS = [
         ("speed_scale", 1.0, 0, {"base": {"yaw_rate": math.radians(20.0)}}),
         "--yaw-rate-deg 20 --episode-seed 0",
     ),
+    (
+        ("speed_scale", 1.0, 0, {"base": {"control": {"kp": 0.1, "hip_facing": "measured"}}}),
+        "--control kp=0.1 --control hip_facing=measured --episode-seed 0",
+    ),
 ]
 
 

@@ -264,6 +264,12 @@ def test_report_writes_tables_and_gait_diagrams(tmp_path):
         ({"seconds": 1e9}, "'seconds' must be a positive number up to"),
         ({"name": "../escape"}, "contains '/'"),
         ({"description": 3}, "'description' must be a string"),
+        ({"base": {"control": {"kp": 2}}}, "[base.control]: kp is PyBullet's position gain"),
+        ({"base": {"control": {"roll_folow_planted": True}}},
+         "[base.control] 'roll_folow_planted' is not a ControlConfig field; did you mean "
+         "'roll_follow_planted'?"),
+        ({"base": {"control": {"body": "free"}}}, "[base.control] 'body': set the scenario's"),
+        ({"base": {"control": 1}}, "[base.control] is a table of ControlConfig fields"),
     ],
 )
 def test_definitions_are_checked_against_the_schema(change, message):
@@ -284,6 +290,14 @@ def test_base_keys_simulate_takes_are_accepted_and_used():
     kw = Scenario.from_sweep_cell(sw, cells(sw)[0]).simulate_kwargs()
     assert kw["friction"] == 0.8 and kw["solver_iterations"] == 20
     assert kw["config"].body == "free" and kw["stop_on_fall"] is False
+
+
+def test_a_base_control_table_sets_the_controller():
+    """[base.control]: ControlConfig fields by name reach every cell's controller."""
+    sw = parse_sweep({**TINY, "base": {"control": {"roll_follow_planted": True, "kp": 0.1}}})
+    config = Scenario.from_sweep_cell(sw, cells(sw)[0]).simulate_kwargs()["config"]
+    assert config.roll_follow_planted is True and config.kp == 0.1
+    assert config.body == "free"  # the rest as without the table
 
 
 def test_a_bad_definition_fails_before_any_worker_starts(tmp_path, capsys):

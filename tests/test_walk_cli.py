@@ -91,6 +91,11 @@ def test_table_output_and_turns():
         (["nosuch"], "unknown walker(s) nosuch; choose from fox, hound"),
         (["fox", "--video", "walk.avi"], "--video must name a .mp4 or .gif file"),
         (["fox", "--video", "walk"], "--video must name a .mp4 or .gif file"),
+        (["fox", "--control", "kp"], "--control: takes FIELD=VALUE"),
+        (["fox", "--control", "kp=2"], "kp is PyBullet's position gain, in (0, 1]; got 2"),
+        (["fox", "--control", "roll_folow_planted=true"], "did you mean 'roll_follow_planted'"),
+        (["fox", "--control", "body=free"], "set the scenario's body (--body"),
+        (["fox", "--control", "kp=0.1", "--control", "kp=0.2"], "--control kp given more than"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(argv, message, tmp_path):
@@ -310,6 +315,37 @@ def test_swing_and_body_flags_reach_simulate(monkeypatch, capsys):
     main(["walk", "raptor", "-q", "--json", "--seconds", "0.5", "--engine", "mujoco"])
     capsys.readouterr()
     assert seen["config"].body == "assist"  # ... but on MuJoCo gets the assist
+
+
+def test_control_values_are_read_as_json_or_kept_as_words():
+    from gaitsim.cli import _control_pair
+
+    assert _control_pair("roll_follow_planted=true") == ("roll_follow_planted", True)
+    assert _control_pair(" slow_walk = False ") == ("slow_walk", False)
+    assert _control_pair("preload=null") == ("preload", None)
+    assert _control_pair("kp=0.1") == ("kp", 0.1)
+    assert _control_pair("hip_facing=measured") == ("hip_facing", "measured")
+    assert _control_pair("a=b=c") == ("a", "b=c")
+
+
+def test_control_settings_reach_simulate(monkeypatch, capsys):
+    """``--control FIELD=VALUE`` sets ControlConfig fields of the run (the raptor free with
+    every planted sole following its roll, as docs/bipeds.md's stop 56 runs it)."""
+    import gaitsim.sim.run as run_mod
+
+    seen = {}
+    real = run_mod.simulate
+
+    def short_simulate(walker, **kw):
+        seen.update(kw)
+        return real(walker, **kw)
+
+    monkeypatch.setattr(run_mod, "simulate", short_simulate)
+    main(["walk", "raptor", "-q", "--json", "--seconds", "0.5", "--control",
+          "roll_follow_planted=true", "--control", "kp=0.06"])  # fmt: skip
+    strict_json(capsys.readouterr().out)
+    config = seen["config"]
+    assert (config.roll_follow_planted, config.kp, config.body) == (True, 0.06, "free")
 
 
 def test_an_unknown_swing_is_a_usage_error(capsys):

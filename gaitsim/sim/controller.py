@@ -488,6 +488,7 @@ class GaitController:
         slow = SLOW_WALK if self._slow else {}
         self._roll_follow = cfg.roll_follow if cfg.roll_follow is not None else slow.get(
             "roll_follow", PUSH_OFF["roll_follow"] if cfg.roll_follow_planted else None)
+        self._roll_planted = cfg.roll_follow_planted  # (every planted sole, or a lone one)
         self._track_lead = (cfg.sole_track_lead if cfg.sole_track_lead is not None
                             else slow.get("sole_track_lead", 0.0))  # fmt: skip
         self._toe_share = (cfg.cop_toe_share if cfg.cop_toe_share is not None
@@ -701,7 +702,7 @@ class GaitController:
                 p_now, p_ahead = self.soles.rolled(
                     (p_now, p_ahead), self.planner.stance, sensed.contacts,
                     sensed.foot_quaternions, sensed.feet, self._roll_follow,
-                    self.config.roll_follow_planted)
+                    self._roll_planted)
             held = {i for i, e in enumerate(self._early) if e is not None}
             self._facing = [self.soles.facing(self.planner, i, heading)
                             for i in range(self.n_legs)]  # fmt: skip
