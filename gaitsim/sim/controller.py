@@ -204,7 +204,8 @@ class ControlConfig:
     # stance (generated bipeds at 0.6 pendulum periods, 10 s flat: walked runs at most 1.2
     # touchdowns a stance 46 -> 71 of 144, walks 86 -> 99; the built-in raptor 1.64 -> 1.00),
     # but the built-in bipeds lose slopes, rough ground and pushes (the issue's nine
-    # conditions from six starts: mechanic 52 -> 38 of 54, raptor 50 -> 40)
+    # conditions from six starts: mechanic 52 -> 38 of 54, raptor 50 -> 40) and the
+    # hand-written human of experiments/animal_walkers.json all 15 of its runs (12 walk)
     cop_toe_share: float | None = None  # soles: a stance ankle's pitch may put the centre of
     # pressure this share of the toe ahead of the ankle (``SoleDriver.cop_limits``); None:
     # ``soles.COP_TOE_SHARE``, or ``SLOW_WALK``'s under ``slow_walk``
