@@ -334,6 +334,8 @@ def _walk_table(s) -> str:
         ["body / distance source", f"{s.body} / {s.distance_source}"
          + (" (soles: the slow walk's stance)" if s.slow_walk else "")],
         ["engine", s.engine],
+        *([["controller settings", ", ".join(f"{k}={v}" for k, v in s.control.items())]]
+          if s.control else []),
         ["physics rate (Hz)", _fmt(s.sim_hz, "g")],
         ["control rate (Hz)", _fmt(s.control_hz, "g")],
         ["servo clock (x tuned gains per s)", _fmt(s.servo_clock, ".2f")],

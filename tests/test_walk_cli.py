@@ -343,9 +343,21 @@ def test_control_settings_reach_simulate(monkeypatch, capsys):
     monkeypatch.setattr(run_mod, "simulate", short_simulate)
     main(["walk", "raptor", "-q", "--json", "--seconds", "0.5", "--control",
           "roll_follow_planted=true", "--control", "kp=0.06"])  # fmt: skip
-    strict_json(capsys.readouterr().out)
+    out = strict_json(capsys.readouterr().out)
     config = seen["config"]
     assert (config.roll_follow_planted, config.kp, config.body) == (True, 0.06, "free")
+    assert out["control"] == {"kp": 0.06, "roll_follow_planted": True}  # the run says so
+
+
+def test_a_summary_records_the_settings_set_away_from_their_defaults():
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import control_settings
+
+    assert control_settings(ControlConfig()) == {}
+    # the body, distance source and rates have their own summary keys
+    set_ = ControlConfig(body="assist", control_hz=120.0, servo_clock=2.0, kp=0.1,
+                         slow_walk=False, distance_source="odometry")  # fmt: skip
+    assert control_settings(set_) == {"kp": 0.1, "slow_walk": False}
 
 
 def test_an_unknown_swing_is_a_usage_error(capsys):

@@ -292,7 +292,7 @@ def simulate(
             line_drift_growth=line_drift_growth(entry), friction=friction, engine=engine,
             tipping_ratio=summary_tipping_ratio(entry),
             sim_hz=sim_hz, control_hz=ctl.config.control_hz, servo_clock=robot.servo_clock,
-            slow_walk=ctl.slow_walk, push_at_s=push_at,
+            slow_walk=ctl.slow_walk, control=control_settings(config), push_at_s=push_at,
             push_velocity_m_s=push_velocity if push_at is not None else 0.0,
         )  # fmt: skip
         summary["verdict"], summary["verdict_reason"] = verdict(summary)
@@ -334,6 +334,21 @@ def _with_rates(body, config: ControlConfig | None, sim_hz):
                                           config.control_hz, sim_hz)  # fmt: skip
     sim_hz = check_sim_hz(sim_hz)
     return dataclasses.replace(config, control_hz=control_hz, servo_clock=clock), sim_hz
+
+
+# ControlConfig fields a summary records under their own names (or, the assist's gains,
+# not at all), left out of its ``control``
+SUMMARY_OWN_CONTROL = ("body", "distance_source", "control_hz", "servo_clock", "assist")
+
+
+def control_settings(config: ControlConfig) -> dict:
+    """The fields of ``config`` set away from their defaults (``ControlConfig()``'s), but
+    for SUMMARY_OWN_CONTROL: what a run summary's ``control`` records, so that a run made
+    with ``--control`` or a sweep's ``[base.control]`` says so."""
+    default = ControlConfig()
+    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
+            if f.name not in SUMMARY_OWN_CONTROL
+            and getattr(config, f.name) != getattr(default, f.name)}  # fmt: skip
 
 
 def run_rates(body, mode: str, servo_clock: float | None = None,

@@ -138,6 +138,9 @@ class RunSummary:
     servo_clock: float = 1.0
     # the soles' slow-walk stance ran (``ControlConfig.slow_walk``; before it: False)
     slow_walk: bool = False
+    # the controller settings the run set away from their defaults, by ControlConfig field
+    # (``run.control_settings``: the body, distance source and rates are recorded above)
+    control: dict[str, Any] = field(default_factory=dict)
     push_at_s: float | None = None  # a sideways push's time, None without one
     push_velocity_m_s: float = 0.0  # its velocity change, m/s (positive to the left)
     # -- the verdict (gaitsim.sim.metrics.verdict)
