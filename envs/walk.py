@@ -306,6 +306,7 @@ class WalkEnv(gym.Env):
         physics rate (``self.sim_hz``)."""
         body = resolve_body(self.entry, body, engine)  # checked; auto: the walker's default
         options = dict(control_options or {})
+        self._control = dict(options)  # as given: each episode's Scenario carries them
         clock, control_hz, sim_hz = run_rates(self.body, body, options.pop("servo_clock", None),
                                               control_hz, sim_hz)  # fmt: skip
         check_sim_hz(sim_hz)  # a RunError is a ValueError
@@ -493,6 +494,7 @@ class WalkEnv(gym.Env):
             swing=swing,
             **self.modes,
             walker_options=options,
+            control=self._control,
         )
 
     def _table(self, walker: Walker) -> ReferenceTable:

@@ -121,6 +121,27 @@ def test_the_env_builds_its_episode_ground_from_a_scenario():
         assert sc.terrain == TerrainSpec.slope(10.0, 0.0) and sc.body == "assist"
         assert sc.friction == info["params"]["friction"] == env.unwrapped.world.friction
         assert env.unwrapped.arena.terrain == sc.terrain.build()
+        assert sc.control == {}
+    finally:
+        env.close()
+
+
+def test_the_env_s_scenario_carries_its_controller_settings():
+    """``control_options`` reach the episode's Scenario, so a plain run of it
+    (``Scenario.simulate``) has the env's controller settings."""
+    import gymnasium as gym
+
+    import gaitsim  # noqa: F401  (registers the env ids)
+
+    options = {"roll_follow_planted": True, "kp": 0.06}
+    env = gym.make("gaitsim/Walk-v0", walker="raptor", control_options=options)
+    try:
+        env.reset(seed=0)
+        sc = env.unwrapped.scenario
+        assert sc.control == options
+        config = sc.simulate_kwargs()["config"]
+        assert (config.roll_follow_planted, config.kp) == (True, 0.06)
+        assert env.unwrapped.config.roll_follow_planted is True
     finally:
         env.close()
 
