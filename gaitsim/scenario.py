@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -225,6 +226,12 @@ CONTROL_OWN = {
 }
 
 
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """"; did you mean 'x'?" naming the choice nearest ``word``, or "" if none is near."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def check_control(control: dict, where: str = "control") -> None:
     """A scenario's ``control``: further ``gaitsim.sim.controller.ControlConfig`` fields
     by name (``roll_follow_planted``, ``slow_walk``, ``kp`` ...). An unknown name, one of
@@ -239,10 +246,9 @@ def check_control(control: dict, where: str = "control") -> None:
         if key in CONTROL_OWN:
             raise ScenarioError(f"{where} {key!r}: {CONTROL_OWN[key]}")
         if key not in names:
-            close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
             raise ScenarioError(
-                f"{where} {key!r} is not a ControlConfig field{hint} (fields: {', '.join(names)})"
+                f"{where} {key!r} is not a ControlConfig field{did_you_mean(str(key), names)} "
+                f"(fields: {', '.join(names)})"
             )
     try:
         ControlConfig(**control)

@@ -39,7 +39,6 @@ runs too, so a row can be reproduced from the command line.
 from __future__ import annotations
 
 import csv
-import difflib
 import hashlib
 import io
 import json
@@ -71,7 +70,7 @@ from .catalog import (
     read_regular_file,
     write_error,
 )
-from .scenario import LEAN_WORDS, TWIST_WORDS
+from .scenario import LEAN_WORDS, TWIST_WORDS, did_you_mean
 from .upper import ARM_MODES, GAZE_MODES
 
 PARAMETERS = {
@@ -259,11 +258,6 @@ def load_sweep(spec: str | os.PathLike, *, catalog=None) -> Sweep:
     return parse_sweep(data, label=str(path), catalog=catalog)
 
 
-def _did_you_mean(word: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
-
-
 def _same_value(v) -> tuple:
     """Values that run the same cells compare equal (1 and 1.0; not 1 and '1')."""
     return ("str", v) if isinstance(v, str) else ("num", float(v))
@@ -321,7 +315,7 @@ def _check_base(base: dict, parameter: str, label: str) -> None:
         if key not in params:
             raise SweepError(
                 f"{label}: [base] {key!r} is not a simulate() setting"
-                f"{_did_you_mean(key, allowed)} (settings: {', '.join(sorted(allowed))})"
+                f"{did_you_mean(key, allowed)} (settings: {', '.join(sorted(allowed))})"
             )
         if key in PARAMETER_SETS[parameter]:
             raise SweepError(
@@ -413,7 +407,7 @@ def parse_sweep(data: dict, *, label: str = "sweep", catalog=None) -> Sweep:
     for key in data:
         if key not in DEFINITION_KEYS:
             raise SweepError(
-                f"{label}: unknown key {key!r}{_did_you_mean(str(key), DEFINITION_KEYS)} "
+                f"{label}: unknown key {key!r}{did_you_mean(str(key), DEFINITION_KEYS)} "
                 f"(keys: {', '.join(DEFINITION_KEYS)})"
             )
     name = _need(data, "name", str, "a name string", label)
