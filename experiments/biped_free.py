@@ -4,7 +4,8 @@ conditions of the bipeds issue, and the largest sideways push each survives.
 Run: python experiments/biped_free.py [--workers 2] [--walkers mechanic,raptor]
 [--catalog FILE] [--json FILE] [--feet derived|set_back|no_hip_yaw] [--generated N]
 [--starts N] [--engine pybullet|mujoco] [--push-off] [--walks-only] [--skip N]
-[--plain-stance] [--roll-follow-planted]
+[--plain-stance] [--roll-follow-planted] [--stride R] [--body free|assist]
+[--ground flat|up5|down5|rough]
 ``--push-off`` runs every cell with the opt-in push-off (``controller.PUSH_OFF``:
 ``ControlConfig.roll_follow`` and ``sole_track_lead``; docs/bipeds.md, stop 54).
 ``--catalog FILE`` runs the two-legged walkers of a catalog of your own instead of the
@@ -28,6 +29,12 @@ plain stance (``ControlConfig(slow_walk=False)``) instead of the slow walk's.
 ``--roll-follow-planted`` runs every cell with the opt-in
 ``ControlConfig(roll_follow_planted=True)``: every planted sole, not only a lone one,
 rolls onto its toe only as it really rolls (docs/bipeds.md, stop 56).
+``--stride R`` gives each biped a stride of R hip heights, its cycle's length kept
+(``with_stride``; ``--tempo`` is set after it): the generated bipeds draw strides of 0.3-0.7
+hip heights, the bipeds users write after an animal 1.0-1.1 (the ostrich and human of
+``experiments/animal_walkers.json``; docs/bipeds.md, stop 57). ``--body assist`` runs every
+cell on the assist instead of free, for a comparison on the same runs. ``--ground`` (with
+``--generated``) runs the generated bipeds up or down 5 deg or on 1 cm rough ground.
 Prints a markdown table (one row per walker and condition: verdict and its reason, speed
 ratio, slip per stance, touchdowns per stance, sole pitch at touchdown and lift-off) and,
 per walker, the largest push of PUSHES (m/s, to its left and right, at PUSH_AT s of a
@@ -120,10 +127,30 @@ def at_tempo(entry, tempo: float):
     return dataclasses.replace(entry, gait=dataclasses.replace(entry.gait, clip_speed=speed))
 
 
-def entry_of(walker: str, feet: str, tempo: float | None = None, catalog: str | None = None):
+def with_stride(entry, ratio: float):
+    """``entry`` (a biped) with a stride of ``ratio`` times its hip height, its gait cycle's
+    length kept (the clip speed scaled with the stride). The default hip height falls as
+    the stride grows (every foot stays within reach), so the stride is set twice: from the
+    hip height of the catalog's stride, then from the one of that stride (the hip falls a
+    little again: the ratio ends within 3 % of ``ratio``, 0.98 for the raptor at 1.0)."""
+    import dataclasses
+
+    from gaitsim.geometry import geometry
+
+    gait = entry.gait
+    for _ in range(2):
+        stride = ratio * geometry(gait).hip_height
+        gait = dataclasses.replace(gait, stride=stride,
+                                   clip_speed=gait.clip_speed * stride / gait.stride)
+    return dataclasses.replace(entry, gait=gait)
+
+
+def entry_of(walker: str, feet: str, tempo: float | None = None, catalog: str | None = None,
+             stride: float | None = None):  # fmt: skip
     """A built-in walker (or ``seedN``, a generated one; or with ``catalog``, a walker of
-    that catalog file) with its feet as ``feet`` says, at ``tempo`` pendulum periods a
-    cycle (None: its own)."""
+    that catalog file) with its feet as ``feet`` says, a stride of ``stride`` hip heights
+    (None: its own; ``with_stride``), at ``tempo`` pendulum periods a cycle (None: its
+    own)."""
     from gaitsim.catalog import load_catalog
     from gaitsim.generate import random_entry
     from gaitsim.walker import resolve_entry
@@ -134,6 +161,8 @@ def entry_of(walker: str, feet: str, tempo: float | None = None, catalog: str | 
         entry = random_entry(int(walker[4:]))
     else:
         entry = resolve_entry(walker)
+    if stride is not None:
+        entry = with_stride(entry, stride)
     if tempo is not None:
         entry = at_tempo(entry, tempo)
     if feet == "no_hip_yaw":
@@ -154,12 +183,13 @@ def run_cell(cell):
         extra = {**extra, "slow_walk": False}
     if kw.pop("roll_follow_planted", False):
         extra = {**extra, "roll_follow_planted": True}
-    config = ControlConfig(body="free", **extra)
+    config = ControlConfig(body=kw.pop("body", "free"), **extra)
+    stride = kw.pop("stride", None)
     if "slope_deg" in kw:
         kw["terrain"] = Slope(math.radians(kw.pop("slope_deg")))
     if "roughness" in kw:
         kw["terrain"] = Rough(amplitude=kw.pop("roughness"), seed=kw.pop("ground", 0))
-    entry = entry_of(walker, feet, tempo, *catalog)
+    entry = entry_of(walker, feet, tempo, *catalog, stride=stride)
     s = simulate(entry, seconds=seconds, config=config, **kw).summary
     keep = ("verdict", "verdict_reason", "speed_ratio", "slip_mm_per_stance",
             "touchdowns_per_stance", "sole_pitch_deg_at_touchdown",
@@ -209,10 +239,15 @@ def print_starts(results, n: int) -> None:
         print(f"| {w} | {c} | {ok} | {others or '-'} |")
 
 
+GROUNDS = {"flat": {}, "up5": {"slope_deg": 5.0}, "down5": {"slope_deg": -5.0},
+           "rough": {"roughness": 0.01}}  # ``--ground``: the generated bipeds' ground
+
+
 def generated_cells(n: int, feet: str, tempo: float | None = None, walks_only: bool = False,
-                    skip: int = 0):  # fmt: skip
+                    skip: int = 0, ground: str = "flat"):  # fmt: skip
     """The first ``n`` generated bipeds (``walks_only``: without flight phases) after the
-    first ``skip`` of them, 10 s flat from the default start and seed 1."""
+    first ``skip`` of them, 10 s on ``ground`` (``GROUNDS``) from the default start and
+    seed 1 (rough ground: grounds 0 and 1)."""
     from gaitsim.generate import random_entry
 
     seeds, s = [], 0
@@ -222,7 +257,9 @@ def generated_cells(n: int, feet: str, tempo: float | None = None, walks_only: b
             seeds.append(s)
         s += 1
     seeds = seeds[skip:]
-    starts = (("flat, 10 s", {}), ("flat, 10 s, seed 1", {"seed": 1}))
+    kw = GROUNDS[ground]
+    second = {"seed": 1, "ground": 1} if "roughness" in kw else {"seed": 1}
+    starts = ((f"{ground}, 10 s", kw), (f"{ground}, 10 s, seed 1", {**kw, **second}))
     return [(f"seed{k}", c, 10.0, kw, feet, tempo) for k in seeds for c, kw in starts]
 
 
@@ -308,6 +345,15 @@ def main():
                          "the stance legs lead the body by its speed error)")
     ap.add_argument("--tempo", type=float, default=None, metavar="R",
                     help="with --generated: each biped's cycle set to R pendulum periods")
+    ap.add_argument("--stride", type=float, default=None, metavar="R",
+                    help="each biped's stride set to R times its hip height, its cycle's "
+                         "length kept (with --tempo, the tempo set after)")
+    ap.add_argument("--ground", choices=tuple(GROUNDS), default="flat",
+                    help="with --generated: the ground (default flat; up5 and down5: 5 deg "
+                         "slopes; rough: 1 cm bumps)")
+    ap.add_argument("--body", choices=("free", "assist"), default="free",
+                    help="the body mode of every run (default free; assist: the virtual "
+                         "spring-damper, for a comparison on the same runs)")
     ap.add_argument("--walks-only", action="store_true",
                     help="with --generated: only bipeds without flight phases (duty >= 0.5)")
     ap.add_argument("--skip", type=int, default=0, metavar="N",
@@ -331,6 +377,10 @@ def main():
     if args.tempo is not None and not (args.generated and math.isfinite(args.tempo)
                                        and args.tempo > 0):  # fmt: skip
         ap.error("--tempo needs --generated N and a positive number of pendulum periods")
+    if args.ground != "flat" and not args.generated:
+        ap.error("--ground sets the generated bipeds' ground: give --generated N")
+    if args.stride is not None and not (math.isfinite(args.stride) and args.stride > 0):
+        ap.error(f"--stride is a number of hip heights, above 0; got {args.stride}")
     if args.catalog is not None and args.generated:
         ap.error("--catalog and --generated are two different runs: give one")
     from gaitsim.sim.engine import EngineError, check_engine
@@ -348,7 +398,7 @@ def main():
         ap.error(str(exc))
     if args.generated:
         todo = generated_cells(args.generated, args.feet, args.tempo, args.walks_only,
-                               args.skip)  # fmt: skip
+                               args.skip, args.ground)  # fmt: skip
     elif args.starts:
         todo = start_cells(walkers, args.feet, args.starts)
     else:
@@ -356,6 +406,10 @@ def main():
     todo = on_engine(todo, args.engine)
     if args.push_off:
         todo = [(w, n, sec, {**kw, "push_off": True}, *rest) for w, n, sec, kw, *rest in todo]
+    extra = {"body": args.body} if args.body != "free" else {}
+    if args.stride is not None:
+        extra["stride"] = args.stride
+    todo = [(w, n, sec, {**kw, **extra}, *rest) for w, n, sec, kw, *rest in todo]
     for flag in ("plain_stance", "roll_follow_planted"):
         if getattr(args, flag):
             todo = [(w, n, sec, {**kw, flag: True}, *rest) for w, n, sec, kw, *rest in todo]

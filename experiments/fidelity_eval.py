@@ -6,7 +6,7 @@ start and from episode seed 1, a 5 deg climb, a 5 deg descent and 1 cm rough gro
 Run: python experiments/fidelity_eval.py [--engine pybullet|mujoco] [--workers 2]
 [--seconds 10] [--json FILE] [--seeds A-B] [--conditions C,C] [--no-built-in]
 [--catalog FILE] [--pattern NAME] [--lopsided-knees | --mixed-legs | --every-kind |
---flight-gaits | --irregular | --quadruped-walks]
+--flight-gaits | --irregular | --quadruped-walks | --striding-bipeds]
 (``--catalog``: a user's own walkers; those with fewer than four legs or duty < 0.5 are
 run on their default body and judged by their verdict alone; ``--lopsided-knees``: the
 generated walkers drawn with one hind knee forward, one back; ``--mixed-legs``: drawn
@@ -17,7 +17,9 @@ their default body, judged by their verdict; ``--irregular``: walkers outside th
 families, ``gaitsim.generate.irregular_walker``: 3-8 legs, odd counts too, hips round an
 oval, pace, lateral, diagonal, rotary or random phases; those with three legs judged by
 their verdict; ``--quadruped-walks``: four-legged four-beat walks on narrow tracks,
-``gaitsim.generate.quadruped_walker``)
+``gaitsim.generate.quadruped_walker``; ``--striding-bipeds``: two-legged walks with long,
+brisk strides, ``gaitsim.generate.striding_biped``, on their default body, judged by their
+verdict)
 (``--seeds 40-99 --conditions flat --no-built-in``: a fresh sample of walkers, flat only;
 ``--pattern trot``: only the sample's trots, ``catalog.gait_pattern``)
 
@@ -112,6 +114,10 @@ def walker_of(name: str):
         from gaitsim.generate import quadruped_entry
 
         return quadruped_entry(int(name[9:]))
+    if name.startswith("striding"):  # long, brisk two-legged strides (``--striding-bipeds``)
+        from gaitsim.generate import striding_entry
+
+        return striding_entry(int(name[8:]))
     if name.startswith("any"):  # a generated walker of any kind (``--every-kind``)
         return random_entry(int(name[3:]))
     return random_entry(int(name[4:])) if name.startswith("seed") else resolve_entry(name)
@@ -128,7 +134,7 @@ def verdict_only(name: str) -> bool:
     is judged by its verdict alone; so is a generated walker of ``--every-kind`` or
     ``--irregular`` outside them. (The other generated walkers and the built-in ones are
     always within the bounds.)"""
-    mine = CATALOG_SEP in name or name.startswith(("any", "flight", "irregular"))
+    mine = CATALOG_SEP in name or name.startswith(("any", "flight", "irregular", "striding"))
     return mine and not in_bounds(walker_of(name).gait)
 
 
@@ -398,6 +404,13 @@ def main(argv=None) -> int:
         "the midline, duty 0.55-0.8), as quadrupedN",
     )
     ap.add_argument(
+        "--striding-bipeds",
+        action="store_true",
+        help="run the seeds' striding bipeds (gaitsim.generate.striding_biped: long, "
+        "brisk strides as users write a person's or a bird's walk), as stridingN, on "
+        "their default body, judged by the verdict alone",
+    )
+    ap.add_argument(
         "--set",
         metavar="FIELD=VALUE",
         type=config_setting,
@@ -423,10 +436,11 @@ def main(argv=None) -> int:
     if args.workers < 1 or not (math.isfinite(args.seconds) and args.seconds > 0):
         ap.error("--workers must be at least 1 and --seconds positive")
     samples = (args.lopsided_knees, args.mixed_legs, args.every_kind, args.flight_gaits,
-               args.irregular, args.quadruped_walks)  # fmt: skip
+               args.irregular, args.quadruped_walks, args.striding_bipeds)  # fmt: skip
     if sum(samples) > 1:
         ap.error("--lopsided-knees, --mixed-legs, --every-kind, --flight-gaits, "
-                 "--irregular and --quadruped-walks are different samples: give one")
+                 "--irregular, --quadruped-walks and --striding-bipeds are different "
+                 "samples: give one")  # fmt: skip
     from tqdm import tqdm
 
     from gaitsim.catalog import atomic_write_text
@@ -442,6 +456,8 @@ def main(argv=None) -> int:
         names += [f"irregular{s}" for s in args.seeds]
     elif args.quadruped_walks:
         names += [f"quadruped{s}" for s in args.seeds]
+    elif args.striding_bipeds:
+        names += [f"striding{s}" for s in args.seeds]
     else:
         prefix = "lopsided" if args.lopsided_knees else "mixed" if args.mixed_legs else "seed"
         names += [f"{prefix}{s}" for s in generated_seeds(args.seeds, args.lopsided_knees,

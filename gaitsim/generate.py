@@ -8,7 +8,9 @@ would write it) that ``parse_catalog`` turns into an Entry; ``random_entry`` doe
 
 ``irregular_walker(seed)`` draws from outside those paired families: 3 to 8 legs (odd
 counts too) round an oval, each leg its own length, and pace, lateral, diagonal, rotary
-or random phases (``irregular_entry`` parses it).
+or random phases (``irregular_entry`` parses it). ``quadruped_walker(seed)`` draws
+four-beat walks on narrow tracks, ``striding_biped(seed)`` two-legged walks with long,
+brisk strides, as users write them after animals.
 
 The draws are independent of gaitsim's own defaults (hip height, masses, gains are left to
 the geometry rules), so a generated walker exercises them the way a new user's would.
@@ -381,6 +383,53 @@ def quadruped_walker(seed: int, pattern: str | None = None) -> dict:
 def quadruped_entry(seed: int, pattern: str | None = None) -> Entry:
     """``quadruped_walker(seed, pattern)`` parsed into an Entry."""
     (entry,) = parse_catalog(quadruped_walker(seed, pattern)).values()
+    return entry
+
+
+STRIDING_LENGTH = (0.2, 1.5)  # ``striding_biped``'s legs (m, upper + lower)
+STRIDING_RATIO = (0.6, 1.5)  # upper / lower bone
+STRIDING_STRIDE = (0.55, 0.95)  # the stance's sweep, in leg lengths
+STRIDING_TRACK = (0.08, 0.16)  # each foot's distance from the midline, in leg lengths
+STRIDING_DUTY = (0.55, 0.7)
+STRIDING_TEMPO = (0.5, 0.7)  # the cycle, in periods of a pendulum as long as the leg
+
+
+def striding_biped(seed: int) -> dict:
+    """A two-legged walk as users write one after a person or a bird: long strides (each
+    stance sweeps STRIDING_STRIDE, 0.55 to 0.95 leg lengths: a person's walk sweeps about
+    0.9, where ``random_walker``'s bipeds draw 0.25 to 0.55), a brisk cycle (0.5 to 0.7
+    periods of a pendulum as long as the leg; a person's is about 0.6), knees forward or
+    back, bone ratios 0.6 to 1.5, feet 0.08 to 0.16 leg lengths either side of the midline,
+    duty 0.55 to 0.7, and half of them an upper body (``random_upper_body``). Its own
+    generator; the name is ``striding_<seed>``."""
+    rng = np.random.default_rng([seed, 13])
+    length = _log_uniform(rng, *STRIDING_LENGTH)
+    ratio = _log_uniform(rng, *STRIDING_RATIO)
+    thigh = length * ratio / (1.0 + ratio)
+    knee = str(rng.choice(("forward", "back")))
+    duty = float(rng.uniform(*STRIDING_DUTY))
+    stride = length * float(rng.uniform(*STRIDING_STRIDE))
+    lift = length * float(rng.uniform(0.05, 0.12))
+    across = length * float(rng.uniform(*STRIDING_TRACK))
+    cycle = 2.0 * math.pi * math.sqrt(length / GRAVITY) * float(rng.uniform(*STRIDING_TEMPO))
+    segments = [{
+        "name": name,
+        "side": side,
+        "phase": phase,
+        "knee": knee,
+        "upper": round(thigh, 5),
+        "lower": round(length - thigh, 5),
+        "home": [round(sign * across, 5), 0.0, 0.0],
+    } for name, side, sign, phase in (("left", "L", 1.0, 0.0), ("right", "R", -1.0, 0.5))]
+    gait = _gait(stride, duty, lift, cycle, segments)
+    if rng.random() < 0.5:
+        gait["upper_body"] = random_upper_body(rng, 2, length)
+    return {f"striding_{seed}": {"gait": gait}}
+
+
+def striding_entry(seed: int) -> Entry:
+    """``striding_biped(seed)`` parsed into an Entry."""
+    (entry,) = parse_catalog(striding_biped(seed)).values()
     return entry
 
 

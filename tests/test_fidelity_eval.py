@@ -383,6 +383,21 @@ def test_the_quadruped_sample_is_the_quadruped_generators_walks():
     assert e.value.code == 2
 
 
+def test_the_striding_sample_is_the_striding_generators_bipeds_judged_by_their_verdict():
+    """``--striding-bipeds``: stridingN is ``striding_entry(N)``, a biped (outside the
+    bounds), so it runs on its default body and is judged by its verdict; a sample of its
+    own."""
+    from gaitsim.generate import striding_entry
+
+    for s in range(6):
+        name = f"striding{s}"
+        assert fe.walker_of(name) == striding_entry(s)
+        assert fe.verdict_only(name) and not fe.in_bounds(fe.walker_of(name).gait)
+    with pytest.raises(SystemExit) as e:
+        fe.main(["--striding-bipeds", "--quadruped-walks"])
+    assert e.value.code == 2
+
+
 def test_a_pattern_keeps_only_the_walkers_of_that_footfall(capsys, tmp_path):
     from gaitsim.catalog import gait_pattern
 
