@@ -458,16 +458,27 @@ def cmd_walk(args) -> int:
     return 0 if summary.walked else 1
 
 
+# what free bipeds with long strides measured (the two notes; sim.run.LONG_STRIDE)
+LONG_STRIDE_FIGURES = ("of 72 generated bipeds at 0.6 pendulum periods, 102 of 144 runs walk "
+                       "free at strides of 0.8 hip heights, 66 at 1.0; docs/bipeds.md, stop 57")
 # why bipeds keep the assist by default on an engine other than PyBullet (the two notes)
 FREE_BIPEDS_OFF_PYBULLET = ("the built-in mechanic falls climbing 5 deg from 4 of 6 starts, "
                             "which it walks on pybullet; docs/bipeds.md, stop 50")
 
 
 def _biped_tempo_note(entry, summary, engine: str = "pybullet") -> str | None:
-    """Why a free biped that steps slowly may have fallen, and what to change (None for
-    every other run: not a biped, not free, did not fall, or brisk already). On an engine
-    other than PyBullet the engine is named: free bipeds fall more often there."""
-    from .sim.run import BRISK_BIPED_TEMPO, biped_tempo, clip_speed_at_tempo, walks_free_biped
+    """Why a free biped that strides long or steps slowly may have fallen, and what to
+    change (None for every other run: not a biped, not free, did not fall, or brisk with
+    a stride of at most LONG_STRIDE hip heights). On an engine other than PyBullet the
+    engine is named: free bipeds fall more often there."""
+    from .sim.run import (
+        BRISK_BIPED_TEMPO,
+        LONG_STRIDE,
+        biped_tempo,
+        clip_speed_at_tempo,
+        stride_ratio,
+        walks_free_biped,
+    )
 
     tempo = biped_tempo(entry)
     if tempo is None or summary.body != "free" or not summary.fell:
@@ -476,6 +487,14 @@ def _biped_tempo_note(entry, summary, engine: str = "pybullet") -> str | None:
         return (f"note: free bipeds fall more often on {engine} than on pybullet "
                 f"({FREE_BIPEDS_OFF_PYBULLET}); --body assist, the default for bipeds on "
                 f"{engine}, walks it, and --engine pybullet walks the built-in bipeds free")
+    ratio = stride_ratio(entry)
+    if ratio > LONG_STRIDE:
+        return (f"note: this biped's stride sweeps {ratio:.2f} times its hip height; free "
+                f"bipeds here mostly fall at strides longer than {LONG_STRIDE:g} (each "
+                "landing brakes the body more than the stance legs push it back up to "
+                f"speed; {LONG_STRIDE_FIGURES}); --body assist, the default for such a "
+                "biped, walks most of them (119 of those 144 runs at 1.0), and a stride "
+                f"under {LONG_STRIDE:g} hip heights walks free more often")  # fmt: skip
     if tempo <= BRISK_BIPED_TEMPO:
         return None
     brisk = clip_speed_at_tempo(entry, BRISK_BIPED_TEMPO)
@@ -497,7 +516,14 @@ def _biped_assist_note(entry, summary, asked: str, engine: str) -> str | None:
     """Why a biped got the assist by default (``--body auto``), and how to run it on its
     own feet (None for every other run)."""
     from .feet import soles
-    from .sim.run import FREE_BIPED_TEMPO, biped_tempo, clip_speed_at_tempo
+    from .sim.run import (
+        FREE_BIPED_TEMPO,
+        LONG_STRIDE,
+        biped_tempo,
+        clip_speed_at_tempo,
+        stride_ratio,
+        walks_free_biped,
+    )
 
     gait = entry.gait
     if asked != "auto" or summary.body != "assist" or gait.n_legs != 2:
@@ -510,8 +536,11 @@ def _biped_assist_note(entry, summary, asked: str, engine: str) -> str | None:
     elif engine != "pybullet":
         why = (f"on {engine} free bipeds do not yet walk every condition "
                f"({FREE_BIPEDS_OFF_PYBULLET})")
+    elif (tempo := biped_tempo(entry)) <= FREE_BIPED_TEMPO and not walks_free_biped(entry):
+        why = (f"its stride sweeps {stride_ratio(entry):.2f} times its hip height, more than "
+               f"{LONG_STRIDE:g}: free bipeds here mostly fall at such strides "
+               f"({LONG_STRIDE_FIGURES})")  # fmt: skip
     else:
-        tempo = biped_tempo(entry)
         brisk = clip_speed_at_tempo(entry, FREE_BIPED_TEMPO)
         why = (f"its gait cycle lasts {tempo:.2f} periods of a pendulum as long as its hip is "
                f"high, more than {FREE_BIPED_TEMPO:g}: free bipeds here mostly fall at such a "

@@ -71,6 +71,29 @@ NARROW_ASSIST = 6.0
 BRISK_BIPED_TEMPO = 0.6
 
 
+# A free biped whose stance sweeps more than LONG_STRIDE hip heights mostly falls: a foot
+# that lands that far ahead brakes the body at each landing (the free ostrich of
+# ``experiments/animal_walkers.json``, 1.07 hip heights: 1.18 -> 0.72 m/s over one double
+# support), the position-controlled stance legs do not push it back up to speed, and the
+# body lags its reference further each step until it falls. Measured on the first 72
+# generated bipeds without flight phases at 0.6 pendulum periods, each stride set to R hip
+# heights (10 s flat, two starts; ``experiments/biped_free.py --generated 72 --walks-only
+# --tempo 0.6 --stride R``; docs/bipeds.md, stop 57): at their own strides (0.3-0.7) 115
+# of 144 runs walk free and 142 on the assist, at 0.8 102 and 136, at 1.0 66 and 119. The
+# bipeds users write after a person or a bird stride 0.8-1.2 (``generate.striding_biped``);
+# such bipeds get the assist by default.
+LONG_STRIDE = 0.9
+
+
+def stride_ratio(entry) -> float | None:
+    """A two-legged walker's stride (the distance each stance sweeps) in hip heights
+    (``geometry.hip_height``); None for other walkers."""
+    gait = resolve_entry(entry).gait
+    if gait.n_legs != 2:
+        return None
+    return gait.stride / geometry(gait).hip_height
+
+
 def biped_tempo(entry) -> float | None:
     """A two-legged walker's gait cycle (s) in periods of a pendulum as long as its hip is
     high, 2 pi sqrt(hip height / g) (``stance.pendulum_tempo``); None for other walkers."""
@@ -89,13 +112,15 @@ def clip_speed_at_tempo(entry, tempo: float) -> float:
 def walks_free_biped(entry, engine: str = DEFAULT_ENGINE) -> bool:
     """Whether a two-legged walker gets a free body by default: it stands on soles (its own
     or derived), has no flight phase (duty >= 0.5), steps at most FREE_BIPED_TEMPO pendulum
-    periods a cycle (``biped_tempo``) and runs on PyBullet (on MuJoCo the free mechanic
-    falls climbing 5 deg from 4 of 6 starts, which it walks on PyBullet: the assist stays
-    its default there; docs/bipeds.md, stop 50)."""
+    periods a cycle (``biped_tempo``), strides at most LONG_STRIDE hip heights
+    (``stride_ratio``) and runs on PyBullet (on MuJoCo the free mechanic falls climbing 5
+    deg from 4 of 6 starts, which it walks on PyBullet: the assist stays its default there;
+    docs/bipeds.md, stop 50)."""
     gait = resolve_entry(entry).gait
     if gait.n_legs != 2 or gait.duty < 0.5 or soles(gait) is None or engine != "pybullet":
         return False
-    return not steps_slowly(gait, geometry(gait).hip_height)
+    hip = geometry(gait).hip_height
+    return not steps_slowly(gait, hip) and gait.stride <= LONG_STRIDE * hip
 
 
 def default_body(entry, engine: str = DEFAULT_ENGINE) -> str:
@@ -106,7 +131,7 @@ def default_body(entry, engine: str = DEFAULT_ENGINE) -> str:
     four-foot phase) and for point-footed bodies standing more than NARROW_ASSIST times as
     tall as their half track (``stance.tipping_ratio``), ``free`` for every other walker;
     and ``free`` for a biped that walks on its own feet (``walks_free_biped``: on soles,
-    without flight phases, brisk enough, on PyBullet).
+    without flight phases, brisk enough, with strides short enough, on PyBullet).
 
     Three legs, because while any one swings the other two stand on a line, and no line
     between two of three feet passes under the body (a trot's diagonals cross beneath it):
