@@ -368,6 +368,7 @@ def _walk_table(s) -> str:
     rows.append(["catalog duty", _fmt(s.catalog_duty, ".2f")])
     rows.append(["line drift growth (x)", _fmt(s.line_drift_growth, ".1f")])
     rows.append(["height / half track", _fmt(s.tipping_ratio, ".1f")])
+    rows.append(["stride / hip height", _fmt(s.stride_ratio, ".2f")])
     rows.append(["touchdowns per stance", _fmt(s.touchdowns_per_stance, ".2f")])
     rows.append(["contact timing error", _fmt(s.contact_timing_error, ".3f")])
     fell = s.fell

@@ -91,12 +91,14 @@ def test_every_drawn_biped_passes_the_walk_test(seed):
 
 def test_the_stride_ratio_by_hand():
     """The ostrich: a 0.8 m stride over its hip height; the hip height is the geometry's
-    (0.75 m for its 1 m legs and that stride); None for a walker that is not a biped."""
+    (0.75 m for its 1 m legs and that stride); any walker has one (the fox's: its 0.15 m
+    stride over its hip height); every summary carries it."""
     ostrich = load_catalog(str(ANIMALS))["ostrich"]
     hip = geometry(ostrich.gait).hip_height
     assert hip == pytest.approx(0.75, abs=1e-6)
     assert stride_ratio(ostrich) == pytest.approx(0.8 / hip)
-    assert stride_ratio(resolve_entry("fox")) is None
+    fox = resolve_entry("fox")
+    assert stride_ratio(fox) == pytest.approx(fox.gait.stride / geometry(fox.gait).hip_height)
 
 
 def test_a_biped_that_strides_long_gets_the_assist_by_default():
@@ -151,6 +153,7 @@ def test_the_ostrich_falls_free_and_walks_on_its_default_body():
     ostrich = load_catalog(str(ANIMALS))["ostrich"]
     free = simulate(ostrich, seconds=10.0, config=ControlConfig(body="free")).summary
     assert free["verdict"] == "fell", free["verdict_reason"]
+    assert free["stride_ratio"] == pytest.approx(0.8 / 0.75)
     auto = simulate(ostrich, seconds=10.0, config=ControlConfig(body="auto")).summary
     assert auto["body"] == "assist"
     assert auto["verdict"] == "walked", auto["verdict_reason"]

@@ -85,12 +85,11 @@ BRISK_BIPED_TEMPO = 0.6
 LONG_STRIDE = 0.9
 
 
-def stride_ratio(entry) -> float | None:
-    """A two-legged walker's stride (the distance each stance sweeps) in hip heights
-    (``geometry.hip_height``); None for other walkers."""
+def stride_ratio(entry) -> float:
+    """A walker's stride (the distance each stance sweeps) in hip heights
+    (``geometry.hip_height``): the bipeds' rule reads it (``walks_free_biped``), every
+    summary carries it."""
     gait = resolve_entry(entry).gait
-    if gait.n_legs != 2:
-        return None
     return gait.stride / geometry(gait).hip_height
 
 
@@ -315,7 +314,7 @@ def simulate(
             speed_scale=speed_scale, body=config.body, distance_source=config.distance_source,
             swing=kin.swing, catalog_duty=entry.gait.duty, seconds=seconds, seed=seed,
             line_drift_growth=line_drift_growth(entry), friction=friction, engine=engine,
-            tipping_ratio=summary_tipping_ratio(entry),
+            tipping_ratio=summary_tipping_ratio(entry), stride_ratio=stride_ratio(entry),
             sim_hz=sim_hz, control_hz=ctl.config.control_hz, servo_clock=robot.servo_clock,
             slow_walk=ctl.slow_walk, control=control_settings(config), push_at_s=push_at,
             push_velocity_m_s=push_velocity if push_at is not None else 0.0,

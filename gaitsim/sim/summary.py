@@ -127,6 +127,10 @@ class RunSummary:
     # its steps, not its stance legs (``stance.narrow_share``); over 6 it gets the assist by
     # default (``run.default_body``)
     tipping_ratio: float | None = None
+    # the stride (each stance's sweep) over the hip height (``run.stride_ratio``; None: a
+    # summary from before it): a biped over 0.9 gets the assist by default
+    # (``run.LONG_STRIDE``)
+    stride_ratio: float | None = None
     seconds: float
     seed: int | None
     friction: float  # as simulated (a seed draws it around the one asked for)
