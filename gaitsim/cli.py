@@ -460,8 +460,9 @@ def cmd_walk(args) -> int:
 
 
 # what free bipeds with long strides measured (the two notes; sim.run.LONG_STRIDE)
-LONG_STRIDE_FIGURES = ("of 72 generated bipeds at 0.6 pendulum periods, 102 of 144 runs walk "
-                       "free at strides of 0.8 hip heights, 66 at 1.0; docs/bipeds.md, stop 57")
+LONG_STRIDE_FIGURES = ("of the brisk runs of 120 generated striding bipeds, 27 of 39 walk free at "
+                       "0.7-0.8 hip heights, 19 of 39 at 0.8-0.9, 30 of 90 beyond; "
+                       "docs/bipeds.md, stop 57")
 # why bipeds keep the assist by default on an engine other than PyBullet (the two notes)
 FREE_BIPEDS_OFF_PYBULLET = ("the built-in mechanic falls climbing 5 deg from 4 of 6 starts, "
                             "which it walks on pybullet; docs/bipeds.md, stop 50")
@@ -494,7 +495,7 @@ def _biped_tempo_note(entry, summary, engine: str = "pybullet") -> str | None:
                 f"bipeds here mostly fall at strides longer than {LONG_STRIDE:g} (each "
                 "landing brakes the body more than the stance legs push it back up to "
                 f"speed; {LONG_STRIDE_FIGURES}); --body assist, the default for such a "
-                "biped, walks most of them (119 of those 144 runs at 1.0), and a stride "
+                "biped, walks most of them (124 of those 129 runs beyond 0.8), and a stride "
                 f"under {LONG_STRIDE:g} hip heights walks free more often")  # fmt: skip
     if tempo <= BRISK_BIPED_TEMPO:
         return None

@@ -74,7 +74,7 @@ def test_the_striding_generator_is_seeded_and_spans_its_draws():
 
 def test_its_strides_are_longer_than_the_paired_generator_s_bipeds():
     """``random_walker``'s bipeds sweep at most 0.55 leg lengths a stance; every striding
-    biped at least that, and most of them at least 0.9 hip heights (``stride_ratio``)."""
+    biped at least that, and most of them more than LONG_STRIDE hip heights (``stride_ratio``)."""
     paired = [e for e in (random_entry(s) for s in range(300)) if e.gait.n_legs == 2]
     assert len(paired) > 30
     assert max(e.gait.stride / e.gait.legs[0].reach for e in paired) <= 0.55

@@ -79,10 +79,12 @@ BRISK_BIPED_TEMPO = 0.6
 # generated bipeds without flight phases at 0.6 pendulum periods, each stride set to R hip
 # heights (10 s flat, two starts; ``experiments/biped_free.py --generated 72 --walks-only
 # --tempo 0.6 --stride R``; docs/bipeds.md, stop 57): at their own strides (0.3-0.7) 115
-# of 144 runs walk free and 142 on the assist, at 0.8 102 and 136, at 1.0 66 and 119. The
-# bipeds users write after a person or a bird stride 0.8-1.2 (``generate.striding_biped``);
-# such bipeds get the assist by default.
-LONG_STRIDE = 0.9
+# of 144 runs walk free and 142 on the assist, at 0.8 102 and 136, at 1.0 66 and 119. On
+# the brisk striding bipeds of ``generate.striding_biped`` seeds 0-119 (flat, up 5 deg,
+# 1 cm rough; free) 27 of 39 runs walk at 0.7-0.8 hip heights, 19 of 39 at 0.8-0.9, 12 of
+# 27 at 0.9-1.0 and 18 of 63 beyond: past 0.8 most fall. Such bipeds (a person's or a
+# bird's walk strides about 1.0) get the assist by default.
+LONG_STRIDE = 0.8
 
 
 def stride_ratio(entry) -> float:

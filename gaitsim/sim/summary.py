@@ -128,7 +128,7 @@ class RunSummary:
     # default (``run.default_body``)
     tipping_ratio: float | None = None
     # the stride (each stance's sweep) over the hip height (``run.stride_ratio``; None: a
-    # summary from before it): a biped over 0.9 gets the assist by default
+    # summary from before it): a biped over 0.8 gets the assist by default
     # (``run.LONG_STRIDE``)
     stride_ratio: float | None = None
     seconds: float
