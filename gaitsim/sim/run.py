@@ -121,7 +121,7 @@ def walks_free_biped(entry, engine: str = DEFAULT_ENGINE) -> bool:
     if gait.n_legs != 2 or gait.duty < 0.5 or soles(gait) is None or engine != "pybullet":
         return False
     hip = geometry(gait).hip_height
-    return not steps_slowly(gait, hip) and gait.stride <= LONG_STRIDE * hip
+    return not steps_slowly(gait, hip) and gait.stride / hip <= LONG_STRIDE  # stride_ratio
 
 
 def default_body(entry, engine: str = DEFAULT_ENGINE) -> str:
