@@ -5,7 +5,7 @@ Run: python experiments/biped_free.py [--workers 2] [--walkers mechanic,raptor]
 [--catalog FILE] [--json FILE] [--feet derived|set_back|no_hip_yaw] [--generated N]
 [--starts N] [--engine pybullet|mujoco] [--push-off] [--walks-only] [--skip N]
 [--plain-stance] [--roll-follow-planted] [--stride R] [--body free|assist]
-[--ground flat|up5|down5|rough]
+[--ground flat|up5|down5|rough] [--set FIELD=VALUE ...]
 ``--push-off`` runs every cell with the opt-in push-off (``controller.PUSH_OFF``:
 ``ControlConfig.roll_follow`` and ``sole_track_lead``; docs/bipeds.md, stop 54).
 ``--catalog FILE`` runs the two-legged walkers of a catalog of your own instead of the
@@ -35,6 +35,8 @@ hip heights, the bipeds users write after an animal 1.0-1.1 (the ostrich and hum
 ``experiments/animal_walkers.json``; docs/bipeds.md, stop 57). ``--body assist`` runs every
 cell on the assist instead of free, for a comparison on the same runs. ``--ground`` (with
 ``--generated``) runs the generated bipeds up or down 5 deg or on 1 cm rough ground.
+``--set FIELD=VALUE`` (repeatable) sets a ``ControlConfig`` field for every run, to
+measure a controller change on the same bipeds (docs/bipeds.md, stop 58).
 Prints a markdown table (one row per walker and condition: verdict and its reason, speed
 ratio, slip per stance, touchdowns per stance, sole pitch at touchdown and lift-off) and,
 per walker, the largest push of PUSHES (m/s, to its left and right, at PUSH_AT s of a
@@ -50,7 +52,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from cli_args import subset
+from cli_args import config_setting, subset
 from tqdm import tqdm
 
 WALKERS = ("mechanic", "raptor")
@@ -183,6 +185,7 @@ def run_cell(cell):
         extra = {**extra, "slow_walk": False}
     if kw.pop("roll_follow_planted", False):
         extra = {**extra, "roll_follow_planted": True}
+    extra = {**extra, **dict(kw.pop("control", ()))}  # ``--set``: the user's last
     config = ControlConfig(body=kw.pop("body", "free"), **extra)
     stride = kw.pop("stride", None)
     if "slope_deg" in kw:
@@ -365,7 +368,14 @@ def main():
                     help="run with ControlConfig(roll_follow_planted=True): every planted "
                          "sole, not only a lone one, rolls onto its toe only as it really "
                          "rolls (docs/bipeds.md, stop 56)")
+    ap.add_argument("--set", metavar="FIELD=VALUE", type=config_setting, action="append",
+                    default=[],
+                    help="override a gaitsim.sim.controller.ControlConfig field for every "
+                         "run (repeatable; e.g. --set sole_track_gain=1.0): to measure a "
+                         "controller change on the same bipeds; the body is --body's")
     args = ap.parse_args()
+    if any(name == "body" for name, _ in args.set):
+        ap.error("--set body=...: the body mode is --body's (free or assist)")
     if (args.walks_only or args.skip) and not args.generated:
         ap.error("--walks-only and --skip choose among generated bipeds: give --generated N")
     if args.skip < 0:
@@ -410,6 +420,9 @@ def main():
     if args.stride is not None:
         extra["stride"] = args.stride
     todo = [(w, n, sec, {**kw, **extra}, *rest) for w, n, sec, kw, *rest in todo]
+    if args.set:
+        todo = [(w, n, sec, {**kw, "control": tuple(args.set)}, *rest)
+                for w, n, sec, kw, *rest in todo]  # fmt: skip
     for flag in ("plain_stance", "roll_follow_planted"):
         if getattr(args, flag):
             todo = [(w, n, sec, {**kw, flag: True}, *rest) for w, n, sec, kw, *rest in todo]

@@ -254,7 +254,8 @@ def test_a_missing_catalog_is_refused_with_exit_2(tmp_path, capsys):
 @pytest.mark.parametrize(("name", "walkers"), [("user_walkers.json", 12),
                                                ("awkward_walkers.json", 10),
                                                ("sprawled_walkers.json", 7),
-                                               ("animal_walkers.json", 6)])  # fmt: skip
+                                               ("animal_walkers.json", 6),
+                                               ("first_catalog.json", 7)])  # fmt: skip
 def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name, walkers):
     """The hand-written catalogs the README's figures come from stay valid catalogs whose
     every walker passes the kinematic walk test (no stance foot slides, all in reach)."""
@@ -415,3 +416,26 @@ def test_a_pattern_keeps_only_the_walkers_of_that_footfall(capsys, tmp_path):
     with pytest.raises(SystemExit) as e:
         fe.main(["--seeds", "0-39", "--no-built-in", "--pattern", "gallop"])
     assert e.value.code == 2 and "'gallop'" in capsys.readouterr().err
+
+
+def test_the_first_catalog_s_dog_is_written_as_a_diagonal_walk_and_its_twin_as_a_lateral():
+    """experiments/first_catalog.json (stop 58): the dog's phases are written as landing
+    times (left hind 0, left fore 0.25, right hind 0.5, right fore 0.75), which makes a
+    diagonal-sequence walk; ``dog_lateral`` is the same dog with its fore phases swapped;
+    the two bipeds get the assist by default, one for its stride, one for its tempo."""
+    from gaitsim.catalog import gait_pattern, load_catalog
+    from gaitsim.geometry import geometry
+    from gaitsim.sim.run import LONG_STRIDE, default_body, stride_ratio
+    from gaitsim.sim.stance import steps_slowly
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "first_catalog.json"
+    catalog = load_catalog(str(path))
+    assert gait_pattern(catalog["dog"].gait) == "walk (diagonal sequence)"
+    assert gait_pattern(catalog["dog_lateral"].gait) == "walk (lateral sequence)"
+    assert [leg.phase for leg in catalog["dog"].gait.legs] == [0.25, 0.75, 0.0, 0.5]
+    assert [leg.phase for leg in catalog["dog_lateral"].gait.legs] == [0.75, 0.25, 0.0, 0.5]
+    assert default_body(catalog["chicken"]) == default_body(catalog["humanoid"]) == "assist"
+    assert stride_ratio(catalog["chicken"]) > LONG_STRIDE
+    human = catalog["humanoid"]
+    assert steps_slowly(human.gait, geometry(human.gait).hip_height)
+    assert stride_ratio(human) < LONG_STRIDE

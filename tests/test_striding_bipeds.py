@@ -189,3 +189,34 @@ def test_biped_free_sets_a_stride_in_hip_heights_and_the_generated_bipeds_ground
                                                            "ground": 1}] * 2  # fmt: skip
     assert [c[1] for c in bf.generated_cells(1, "derived", ground="up5")] == [
         "up5, 10 s", "up5, 10 s, seed 1"]
+
+
+def test_biped_free_sets_controller_fields_for_every_run(monkeypatch):
+    """``--set FIELD=VALUE``: ``run_cell`` builds its ControlConfig from the cell's
+    ``control`` pairs on top of the flags' (the body stays ``--body``'s); the command line
+    refuses ``--set body=...`` and an unknown field with exit 2, before any run."""
+    import subprocess
+    import sys
+
+    bf = _biped_free()
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_simulate(entry, seconds, config, **kw):
+        seen["config"] = config
+        raise Stop
+
+    monkeypatch.setattr("gaitsim.sim.run.simulate", fake_simulate)
+    cell = ("raptor", "flat, 20 s", 20.0, {"control": (("sole_track_gain", 1.0),),
+                                           "roll_follow_planted": True}, "derived", None)
+    with pytest.raises(Stop):
+        bf.run_cell(cell)
+    config = seen["config"]
+    assert (config.sole_track_gain, config.roll_follow_planted, config.body) == (1.0, True, "free")
+    script = Path(__file__).resolve().parents[1] / "experiments" / "biped_free.py"
+    for bad, why in (("body=assist", "--body"), ("foo=1", "FIELD=VALUE")):
+        out = subprocess.run([sys.executable, str(script), "--set", bad], capture_output=True,
+                             text=True, timeout=120)  # fmt: skip
+        assert out.returncode == 2 and why in out.stderr, out.stderr
