@@ -181,34 +181,65 @@ def test_a_lone_stance_foot_stays_loaded_until_the_next_one_lands(seed):
     assert follow > 2.0 * planned
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", ["raptor", "69", "148"])
-def test_brisk_bipeds_land_once_a_stance_with_every_planted_sole_following(name):
-    """Free, 6 s flat: the built-in raptor and two generated bipeds set to 0.6 pendulum
-    periods a cycle land about twice a stance with their trailing sole's heel-off as
-    planned (the leg lifts the toe off a sole whose roll lags, and it lands again) and
-    once with ``roll_follow_planted``, still walking. Measured at stop 56: raptor 1.82 ->
-    1.00 (timing error 0.148 -> 0.092), 69: 2.00 -> 1.00 (0.113 -> 0.035), 148: 1.88 ->
-    1.00 (0.208 -> 0.047). On stop 57's machine biped 69 lands 2.00 -> 1.18 (three of its
-    17 stances touch twice; 1.10 over 10 s): PyBullet's rounding differs from one machine
-    to the next and these walks are chaotic, so the bound is the gait-fidelity issue's
-    for clean contact, 1.2, and at least half a touchdown a stance fewer than without."""
+def _brisk(entry):
+    """``entry`` with its cycle set to 0.6 pendulum periods (``clip_speed_at_tempo``)."""
     import dataclasses
 
-    from gaitsim.generate import random_entry
-    from gaitsim.sim.run import clip_speed_at_tempo, simulate
+    from gaitsim.sim.run import clip_speed_at_tempo
+
+    gait = dataclasses.replace(entry.gait, clip_speed=clip_speed_at_tempo(entry, 0.6))
+    return dataclasses.replace(entry, gait=gait)
+
+
+def _plain_and_planted(entry) -> tuple[dict, dict]:
+    """6 s free on flat ground without and with ``roll_follow_planted``: the summaries."""
+    from gaitsim.sim.run import simulate
+
+    return tuple(simulate(entry, seconds=6.0, config=ControlConfig(
+        body="free", roll_follow_planted=p)).summary for p in (False, True))  # fmt: skip
+
+
+@pytest.mark.slow
+def test_the_raptor_lands_once_a_stance_with_every_planted_sole_following():
+    """Free, 6 s flat: the built-in raptor lands about twice a stance with its trailing
+    sole's heel-off as planned (the leg lifts the toe off a sole whose roll lags, and it
+    lands again) and once with ``roll_follow_planted``, still walking. Measured at stop
+    56: 1.82 -> 1.00 (timing error 0.148 -> 0.092)."""
     from gaitsim.walker import resolve_entry
 
-    if name.isdigit():
-        entry = random_entry(int(name))
-        gait = dataclasses.replace(entry.gait, clip_speed=clip_speed_at_tempo(entry, 0.6))
-        entry = dataclasses.replace(entry, gait=gait)
-    else:
-        entry = resolve_entry(name)
-    plain, planted = (simulate(entry, seconds=6.0, config=ControlConfig(
-        body="free", roll_follow_planted=p)).summary for p in (False, True))  # fmt: skip
+    plain, planted = _plain_and_planted(resolve_entry("raptor"))
     assert plain["touchdowns_per_stance"] >= 1.5
     assert planted["verdict"] == "walked"
     assert planted["touchdowns_per_stance"] <= 1.2
-    assert planted["touchdowns_per_stance"] <= plain["touchdowns_per_stance"] - 0.5
     assert planted["contact_timing_error"] < plain["contact_timing_error"]
+
+
+# the first twelve generated bipeds without flight phases (duty >= 0.5)
+BRISK_SAMPLE = [14, 27, 30, 34, 35, 37, 42, 48, 49, 57, 69, 77]
+
+
+@pytest.mark.slow
+def test_brisk_generated_bipeds_land_fewer_times_with_every_planted_sole_following():
+    """The first twelve generated bipeds with duty >= 0.5, each set to 0.6 pendulum
+    periods a cycle, 6 s free on flat ground, without and with ``roll_follow_planted``: the
+    median touchdowns per stance falls by at least 0.3 and to at most 1.25, more runs land
+    at most 1.2 times a stance, and at most one fewer walks (twelve runs are too few to
+    show the option's gain in walks: 86 -> 99 of 144 on the first 72 at stop 56).
+
+    A sample, not one walker: these walks are chaotic and PyBullet's rounding differs from
+    one machine to the next. Until stop 58 this test held generated bipeds 69 and 148
+    alone to 1.2, and on stop 57's machine 69 landed 1.18 times a stance over 6 s against
+    1.00 on stop 56's. Measured at stop 58: median 1.65 -> 1.15, at most 1.2 in 4 -> 7
+    runs, 9 -> 9 walk."""
+    from gaitsim.generate import random_entry
+
+    runs = [_plain_and_planted(_brisk(random_entry(s))) for s in BRISK_SAMPLE]
+    assert all(random_entry(s).gait.n_legs == 2 and random_entry(s).gait.duty >= 0.5
+               for s in BRISK_SAMPLE)  # fmt: skip
+    plain = np.array([a["touchdowns_per_stance"] for a, _ in runs])
+    planted = np.array([b["touchdowns_per_stance"] for _, b in runs])
+    assert np.median(planted) <= 1.25
+    assert np.median(planted) <= np.median(plain) - 0.3
+    assert (planted <= 1.2).sum() > (plain <= 1.2).sum()
+    walked = [sum(s["verdict"] == "walked" for s in pair) for pair in zip(*runs, strict=True)]
+    assert walked[1] >= walked[0] - 1, walked  # twelve runs: one either way is noise
