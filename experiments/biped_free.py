@@ -414,18 +414,15 @@ def main():
     else:
         todo = cells(walkers, args.feet)
     todo = on_engine(todo, args.engine)
-    if args.push_off:
-        todo = [(w, n, sec, {**kw, "push_off": True}, *rest) for w, n, sec, kw, *rest in todo]
-    extra = {"body": args.body} if args.body != "free" else {}
+    extra = {flag: True for flag in ("push_off", "plain_stance", "roll_follow_planted")
+             if getattr(args, flag)}  # fmt: skip
+    if args.body != "free":
+        extra["body"] = args.body
     if args.stride is not None:
         extra["stride"] = args.stride
-    todo = [(w, n, sec, {**kw, **extra}, *rest) for w, n, sec, kw, *rest in todo]
     if args.set:
-        todo = [(w, n, sec, {**kw, "control": tuple(args.set)}, *rest)
-                for w, n, sec, kw, *rest in todo]  # fmt: skip
-    for flag in ("plain_stance", "roll_follow_planted"):
-        if getattr(args, flag):
-            todo = [(w, n, sec, {**kw, flag: True}, *rest) for w, n, sec, kw, *rest in todo]
+        extra["control"] = tuple(args.set)
+    todo = [(w, n, sec, {**kw, **extra}, *rest) for w, n, sec, kw, *rest in todo]
     if args.catalog is not None:
         todo = [(*c, args.catalog) for c in todo]
     t0 = time.perf_counter()

@@ -125,3 +125,16 @@ def landings():
         return ((down & ~np.roll(down, 1, axis=0)).argmax(axis=0) / samples).tolist()
 
     return find
+
+
+@pytest.fixture(scope="session")
+def biped_free():
+    """The ``experiments/biped_free.py`` module (its helpers: ``set_back``,
+    ``with_stride``, ``generated_cells``, ``run_cell``, ...)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+    import biped_free
+
+    return biped_free

@@ -318,17 +318,7 @@ def test_with_a_yawing_ankle_the_legs_hold_the_body_s_yaw(seed):
     assert full < 0.8 * half, (full, half)
 
 
-def _biped_free():
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-    import biped_free
-
-    return biped_free
-
-
-def test_set_back_moves_every_home_by_half_the_sole_and_lets_the_ankle_yaw():
+def test_set_back_moves_every_home_by_half_the_sole_and_lets_the_ankle_yaw(biped_free):
     """``experiments/biped_free.set_back`` by hand on the raptor: its derived soles reach
     0.04 m behind the ankle and 0.12 m ahead (a third of its 0.48 m leg, a quarter of that
     behind), so every home (and the hip above it) moves 0.04 m back; the ankle yaws; the
@@ -339,58 +329,56 @@ def test_set_back_moves_every_home_by_half_the_sole_and_lets_the_ankle_yaw():
     raptor = resolve_entry("raptor")
     sole = soles(raptor.gait)[0]
     assert (sole.heel, sole.toe) == pytest.approx((0.04, 0.12))
-    moved = _biped_free().set_back(raptor)
+    moved = biped_free.set_back(raptor)
     for a, b in zip(raptor.gait.legs, moved.gait.legs, strict=True):
         assert b.home == pytest.approx((a.home[0] - 0.04, a.home[1], a.home[2]))
         assert dict(b.foot)["ankle"] == "yaw_pitch_roll"
     assert soles(moved.gait)[0].ankle == "yaw_pitch_roll"
     assert validate_entry(moved)["pass"]
     with pytest.raises(ValueError, match="no soles"):
-        _biped_free().set_back(resolve_entry("fox"))
+        biped_free.set_back(resolve_entry("fox"))
 
 
-def test_biped_free_runs_without_the_hip_yaw_and_from_many_starts():
+def test_biped_free_runs_without_the_hip_yaw_and_from_many_starts(biped_free):
     """``--feet no_hip_yaw`` turns every leg's hip yaw off and keeps its other foot keys;
     ``--starts N`` runs every START_CONDITIONS entry from N starts, rough ground on N
     grounds."""
     from gaitsim.feet import soles
 
-    bf = _biped_free()
-    plain = bf.without_hip_yaw(resolve_entry("mechanic"))
+    plain = biped_free.without_hip_yaw(resolve_entry("mechanic"))
     assert not any(s.hip_yaw for s in soles(plain.gait))
     assert all(s.hip_yaw for s in soles(resolve_entry("mechanic").gait))
-    yawing = bf.without_hip_yaw(_with_ankle("raptor", "pitch"))
+    yawing = biped_free.without_hip_yaw(_with_ankle("raptor", "pitch"))
     assert [s.ankle for s in soles(yawing.gait)] == ["pitch", "pitch"]
-    cells = bf.start_cells(["mechanic"], "derived", 3)
-    assert len(cells) == 3 * len(bf.START_CONDITIONS)
+    cells = biped_free.start_cells(["mechanic"], "derived", 3)
+    assert len(cells) == 3 * len(biped_free.START_CONDITIONS)
     rough = [kw for _, name, _, kw, _, _ in cells if name.startswith("rough")]
     assert [kw.get("ground") for kw in rough] == [0, 1, 2]
     assert [kw.get("seed") for kw in rough] == [None, 1, 2]
     # --engine: every cell's keywords name it, nothing else changes; pybullet leaves them
-    assert bf.on_engine(cells, "pybullet") == cells
-    moved = bf.on_engine(cells, "mujoco")
+    assert biped_free.on_engine(cells, "pybullet") == cells
+    moved = biped_free.on_engine(cells, "mujoco")
     assert [c[3] for c in moved] == [{**c[3], "engine": "mujoco"} for c in cells]
     assert [c[:3] + c[4:] for c in moved] == [c[:3] + c[4:] for c in cells]
 
 
-def test_biped_free_picks_generated_walks_and_a_held_out_sample():
+def test_biped_free_picks_generated_walks_and_a_held_out_sample(biped_free):
     """``--generated N --walks-only --skip K``: the generated bipeds without flight phases
     in seed order, the first K left out, two starts each; without ``--walks-only`` runners
     are counted too."""
     from gaitsim.generate import random_entry
 
-    bf = _biped_free()
-    every = [c[0] for c in bf.generated_cells(6, "derived")][::2]
-    walks = [c[0] for c in bf.generated_cells(6, "derived", walks_only=True)][::2]
-    later = [c[0] for c in bf.generated_cells(3, "derived", walks_only=True, skip=3)][::2]
-    assert later == walks[3:] and len(bf.generated_cells(3, "derived", skip=3)) == 6
+    every = [c[0] for c in biped_free.generated_cells(6, "derived")][::2]
+    walks = [c[0] for c in biped_free.generated_cells(6, "derived", walks_only=True)][::2]
+    later = [c[0] for c in biped_free.generated_cells(3, "derived", walks_only=True, skip=3)][::2]
+    assert later == walks[3:] and len(biped_free.generated_cells(3, "derived", skip=3)) == 6
     for name in every + walks:
         assert random_entry(int(name[4:])).gait.n_legs == 2
     assert all(random_entry(int(w[4:])).gait.duty >= 0.5 for w in walks)
     assert any(random_entry(int(w[4:])).gait.duty < 0.5 for w in every)  # seed 11 runs
 
 
-def test_biped_free_runs_a_users_catalog_and_says_what_is_wrong_with_one(tmp_path):
+def test_biped_free_runs_a_users_catalog_and_says_what_is_wrong_with_one(tmp_path, biped_free):
     """``--catalog FILE``: every biped of the file by default, the named ones if given;
     a missing file, an unknown name and a walker with other than two legs are refused with
     a message that names them; a cell carries the file to the worker, which reads the
@@ -400,28 +388,27 @@ def test_biped_free_runs_a_users_catalog_and_says_what_is_wrong_with_one(tmp_pat
 
     from gaitsim.catalog import entry_to_dict
 
-    bf = _biped_free()
     path = Path(__file__).resolve().parents[1] / "experiments" / "awkward_walkers.json"
-    assert bf.catalog_bipeds(str(path), None) == ("wader", "sparrow")
-    assert bf.catalog_bipeds(str(path), "sparrow") == ("sparrow",)
+    assert biped_free.catalog_bipeds(str(path), None) == ("wader", "sparrow")
+    assert biped_free.catalog_bipeds(str(path), "sparrow") == ("sparrow",)
     with pytest.raises(ValueError, match="no such file"):
-        bf.catalog_bipeds(str(tmp_path / "none.json"), None)
+        biped_free.catalog_bipeds(str(tmp_path / "none.json"), None)
     with pytest.raises(ValueError, match=r"not in .*: heron; its bipeds are wader, sparrow"):
-        bf.catalog_bipeds(str(path), "wader,heron")
+        biped_free.catalog_bipeds(str(path), "wader,heron")
     with pytest.raises(ValueError, match=r"bounder \(4 legs\): this experiment runs bipeds"):
-        bf.catalog_bipeds(str(path), "bounder")
+        biped_free.catalog_bipeds(str(path), "bounder")
     fox_only = tmp_path / "fox.json"
     fox_only.write_text(json.dumps({"fox": entry_to_dict(resolve_entry("fox"))}))
     with pytest.raises(ValueError, match="has no two-legged walker \\(it has fox\\)"):
-        bf.catalog_bipeds(str(fox_only), None)
-    walker, name, got = bf.run_cell(("wader", "flat", 0.5, {}, "derived", None, str(path)))
+        biped_free.catalog_bipeds(str(fox_only), None)
+    walker, name, got = biped_free.run_cell(("wader", "flat", 0.5, {}, "derived", None, str(path)))
     assert (walker, name) == ("wader", "flat") and got["verdict"] is not None
-    entry = bf.entry_of("wader", "derived", None, str(path))
+    entry = biped_free.entry_of("wader", "derived", None, str(path))
     assert entry.name == "wader" and entry.gait.n_legs == 2
 
 
 @pytest.mark.slow
-def test_a_biped_falls_free_at_a_slow_tempo_and_walks_at_a_brisk_one():
+def test_a_biped_falls_free_at_a_slow_tempo_and_walks_at_a_brisk_one(biped_free):
     """The plain stance's envelope is the gait's tempo (README): generated biped 48 (cycle
     1.09 pendulum periods) falls within a few seconds (within 2 s until stop 47, 3.3 s since stop
     48, 2.05 s at stop 55) and walks at 0.5 (``biped_free.at_tempo``,
@@ -433,16 +420,15 @@ def test_a_biped_falls_free_at_a_slow_tempo_and_walks_at_a_brisk_one():
     (tests/test_slow_walk.py), so the plain stance is asked for here: on the slow walk the
     mechanic at 0.71 periods falls from all six starts (4.4-8.0 s) and biped 48 at its own
     tempo at 5.1 and 2.5 s (docs/bipeds.md, stop 55)."""
-    bf = _biped_free()
     plain = dataclasses.replace(FREE, slow_walk=False)
     mechanic = resolve_entry("mechanic")
     slow = dataclasses.replace(mechanic, gait=dataclasses.replace(mechanic.gait, clip_speed=0.5))
     s = simulate(slow, seconds=10.0, config=plain, seed=1).summary
     assert s["verdict"] == "walked", s["verdict_reason"]
-    own = bf.entry_of("seed48", "derived")
+    own = biped_free.entry_of("seed48", "derived")
     s = simulate(own, seconds=10.0, config=plain).summary
     assert s["verdict"] == "fell" and s["time_to_fall_s"] < 4.0
-    brisk = bf.entry_of("seed48", "derived", tempo=0.5)
+    brisk = biped_free.entry_of("seed48", "derived", tempo=0.5)
     assert brisk.gait.clip_speed > 2.0 * own.gait.clip_speed
     for seed in (None, 1):
         kw = {} if seed is None else {"seed": seed}

@@ -233,9 +233,9 @@ def test_brisk_generated_bipeds_land_fewer_times_with_every_planted_sole_followi
     runs, 9 -> 9 walk."""
     from gaitsim.generate import random_entry
 
-    runs = [_plain_and_planted(_brisk(random_entry(s))) for s in BRISK_SAMPLE]
-    assert all(random_entry(s).gait.n_legs == 2 and random_entry(s).gait.duty >= 0.5
-               for s in BRISK_SAMPLE)  # fmt: skip
+    entries = [random_entry(s) for s in BRISK_SAMPLE]
+    assert all(e.gait.n_legs == 2 and e.gait.duty >= 0.5 for e in entries)
+    runs = [_plain_and_planted(_brisk(e)) for e in entries]
     plain = np.array([a["touchdowns_per_stance"] for a, _ in runs])
     planted = np.array([b["touchdowns_per_stance"] for _, b in runs])
     assert np.median(planted) <= 1.25

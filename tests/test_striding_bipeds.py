@@ -160,45 +160,34 @@ def test_the_ostrich_falls_free_and_walks_on_its_default_body():
     assert 0.9 <= auto["speed_ratio"] <= 1.1
 
 
-def _biped_free():
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-    import biped_free
-
-    return biped_free
-
-
-def test_biped_free_sets_a_stride_in_hip_heights_and_the_generated_bipeds_ground():
+def test_biped_free_sets_a_stride_in_hip_heights_and_the_generated_bipeds_ground(biped_free):
     """``with_stride`` by hand: the stride becomes R times the hip height the geometry
     derives for it, to within 3 % (two passes: the hip moves again a little with the
     second stride), the cycle's length kept
     (stride / duty / clip speed); ``generated_cells`` puts the ground on both starts
     (rough ground: grounds 0 and 1)."""
-    bf = _biped_free()
     raptor = resolve_entry("raptor")
     cycle = raptor.gait.stride / raptor.gait.duty / raptor.gait.clip_speed
     for r in (0.5, 1.0):
-        e = bf.with_stride(raptor, r)
+        e = biped_free.with_stride(raptor, r)
         assert stride_ratio(e) == pytest.approx(r, rel=0.03)
         assert e.gait.stride / e.gait.duty / e.gait.clip_speed == pytest.approx(cycle)
-    flat = bf.generated_cells(2, "derived")
+    flat = biped_free.generated_cells(2, "derived")
     assert [c[3] for c in flat] == [{}, {"seed": 1}] * 2
-    rough = bf.generated_cells(2, "derived", ground="rough")
+    rough = biped_free.generated_cells(2, "derived", ground="rough")
     assert [c[3] for c in rough] == [{"roughness": 0.01}, {"roughness": 0.01, "seed": 1,
                                                            "ground": 1}] * 2  # fmt: skip
-    assert [c[1] for c in bf.generated_cells(1, "derived", ground="up5")] == [
+    assert [c[1] for c in biped_free.generated_cells(1, "derived", ground="up5")] == [
         "up5, 10 s", "up5, 10 s, seed 1"]
 
 
-def test_biped_free_sets_controller_fields_for_every_run(monkeypatch):
+def test_biped_free_sets_controller_fields_for_every_run(monkeypatch, biped_free):
     """``--set FIELD=VALUE``: ``run_cell`` builds its ControlConfig from the cell's
     ``control`` pairs on top of the flags' (the body stays ``--body``'s); the command line
     refuses ``--set body=...`` and an unknown field with exit 2, before any run."""
     import subprocess
     import sys
 
-    bf = _biped_free()
     seen = {}
 
     class Stop(Exception):
@@ -212,7 +201,7 @@ def test_biped_free_sets_controller_fields_for_every_run(monkeypatch):
     cell = ("raptor", "flat, 20 s", 20.0, {"control": (("sole_track_gain", 1.0),),
                                            "roll_follow_planted": True}, "derived", None)
     with pytest.raises(Stop):
-        bf.run_cell(cell)
+        biped_free.run_cell(cell)
     config = seen["config"]
     assert (config.sole_track_gain, config.roll_follow_planted, config.body) == (1.0, True, "free")
     script = Path(__file__).resolve().parents[1] / "experiments" / "biped_free.py"
