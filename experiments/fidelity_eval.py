@@ -1,5 +1,5 @@
 """Gait fidelity against the gait-fidelity issue's bounds: the four built-in multi-legged
-walkers and the generated walkers with four or more legs and duty >= 0.5 among seeds 0-39,
+walkers and the generated walkers with four or more legs and no flight phase among seeds 0-39,
 each 10 simulated seconds, free body, in five conditions: flat ground from the default
 start and from episode seed 1, a 5 deg climb, a 5 deg descent and 1 cm rough ground.
 
@@ -7,7 +7,7 @@ Run: python experiments/fidelity_eval.py [--engine pybullet|mujoco] [--workers 2
 [--seconds 10] [--json FILE] [--seeds A-B] [--conditions C,C] [--no-built-in]
 [--catalog FILE] [--pattern NAME] [--lopsided-knees | --mixed-legs | --every-kind |
 --flight-gaits | --irregular | --quadruped-walks | --striding-bipeds]
-(``--catalog``: a user's own walkers; those with fewer than four legs or duty < 0.5 are
+(``--catalog``: a user's own walkers; those with fewer than four legs or flight phases are
 run on their default body and judged by their verdict alone; ``--lopsided-knees``: the
 generated walkers drawn with one hind knee forward, one back; ``--mixed-legs``: drawn
 with legs that differ from pair to pair; ``--every-kind``: every walker of the seeds,
@@ -55,9 +55,10 @@ SLIP_BEFORE_MM = {"fox": 4.2, "hound": 5.7, "horn_beetle": 2.0, "spider_bot": 1.
 
 def generated_seeds(seeds=SEED_RANGE, lopsided: bool = False, mixed: bool = False) -> list[int]:
     """The seeds among ``seeds`` (default 0-39) whose walker has four or more legs and
-    duty >= 0.5; ``lopsided``: only those whose walker drawn with ``lopsided_knees`` (one
-    hind knee forward, one back) differs from the plain one; ``mixed``: those whose walker
-    drawn with ``mixed_legs`` (legs that differ pair to pair) is within the bounds."""
+    no flight phase (``in_bounds``); ``lopsided``: only those whose walker drawn with
+    ``lopsided_knees`` (one hind knee forward, one back) differs from the plain one;
+    ``mixed``: those whose walker drawn with ``mixed_legs`` (legs that differ pair to
+    pair) is within the bounds."""
     from gaitsim.generate import random_entry
 
     if mixed:  # its own bounds: leaving a leg out can leave a gait of fewer legs
@@ -124,8 +125,12 @@ def walker_of(name: str):
 
 
 def in_bounds(gait) -> bool:
-    """Whether the gait-fidelity bounds apply to ``gait``: four or more legs, duty >= 0.5."""
-    return gait.n_legs >= 4 and gait.duty >= 0.5
+    """Whether the gait-fidelity bounds apply to ``gait``: four or more legs, no flight
+    phase (``geometry.flight_gait``: duty >= 0.5, and some foot down all through the
+    cycle)."""
+    from gaitsim.geometry import flight_gait
+
+    return gait.n_legs >= 4 and not flight_gait(gait)
 
 
 def verdict_only(name: str) -> bool:
@@ -140,7 +145,7 @@ def verdict_only(name: str) -> bool:
 
 def catalog_walkers(path: str) -> tuple[list[str], list[str]]:
     """The walkers of the catalog at ``path`` as ``FILE::WALKER`` names, and a note for
-    each one the bounds do not apply to (fewer than four legs, or duty < 0.5: those are
+    each one the bounds do not apply to (fewer than four legs, or flight phases: those are
     judged by their verdict alone, on their default body)."""
     from gaitsim.catalog import load_catalog
     from gaitsim.sim.run import default_body
@@ -348,7 +353,7 @@ def main(argv=None) -> int:
         "--every-kind",
         action="store_true",
         help="run every walker of the seeds, as anyN: those with fewer than four legs or "
-        "duty < 0.5 on their default body (the assist), judged by the verdict alone",
+        "flight phases on their default body (the assist), judged by the verdict alone",
     )
     ap.add_argument(
         "--flight-gaits",
@@ -438,13 +443,13 @@ def main(argv=None) -> int:
         except (CatalogError, OSError) as exc:
             ap.error(f"--catalog {args.catalog}: {exc}")
         if skipped:
-            print(f"verdict only (the bounds are for four or more legs and duty >= 0.5): "
-                  f"{', '.join(skipped)}", file=sys.stderr)  # fmt: skip
+            print("verdict only (the bounds are for four or more legs without flight "
+                  f"phases): {', '.join(skipped)}", file=sys.stderr)  # fmt: skip
         names += mine
     if args.pattern is not None:
         names = with_pattern(names, args.pattern)
     if not names:
-        want = "four or more legs with duty >= 0.5" + (
+        want = "four or more legs without flight phases" + (
             f" and the pattern {args.pattern!r}" if args.pattern is not None else "")
         ap.error(f"no walker to run: no seed in {args.seeds.start}-{args.seeds.stop - 1} "
                  f"draws {want}; widen --seeds, drop --no-built-in or --pattern")  # fmt: skip

@@ -1103,12 +1103,15 @@ def leg_array(gait: Gait, attr: str) -> np.ndarray:
 
 def gait_pattern(gait: Gait) -> str:
     """Name the footfall pattern from the phases: biped, walk, trot, pace, bound, tripod,
-    wave. A four-beat walk on a fore and a hind leg a side is named by its footfall order:
-    ``walk (lateral sequence)`` or ``walk (diagonal sequence)`` (``_walk_sequence``)."""
+    wave; every leg at one phase, ``hop`` (two legs) or ``pronk`` (more). A four-beat walk
+    on a fore and a hind leg a side is named by its footfall order: ``walk (lateral
+    sequence)`` or ``walk (diagonal sequence)`` (``_walk_sequence``)."""
     n = gait.n_legs
     groups: dict[float, list[Leg]] = {}
     for leg in gait.legs:
         groups.setdefault(round(leg.phase, 6), []).append(leg)
+    if len(groups) == 1 and n > 1:  # every foot lands and lifts together
+        return "hop" if n == 2 else "pronk"
     if n == 2:
         return "biped"
     if n == 4 and len(groups) == 2:

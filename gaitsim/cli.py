@@ -31,6 +31,7 @@ from .catalog import (
     load_catalog,
     write_error,
 )
+from .geometry import flight_gait
 from .scenario import (
     DEFAULT_ROUGHNESS_M,
     DEFAULT_SIM_HZ,
@@ -452,7 +453,8 @@ def cmd_walk(args) -> int:
              origin and f"note: {origin}",
              _biped_tempo_note(entry, summary, getattr(args, "engine", "pybullet")),
              _biped_assist_note(entry, summary, args.body,
-                                getattr(args, "engine", "pybullet")))  # fmt: skip
+                                getattr(args, "engine", "pybullet")),
+             _flight_note(entry, summary, args.body))  # fmt: skip
     for note in notes:
         if note and not args.quiet:
             print(note, file=sys.stderr)
@@ -529,8 +531,8 @@ def _biped_assist_note(entry, summary, asked: str, engine: str) -> str | None:
     gait = entry.gait
     if asked != "auto" or summary.body != "assist" or gait.n_legs != 2:
         return None
-    if gait.duty < 0.5:
-        why = f"its gait has flight phases (duty {gait.duty:g} < 0.5)"
+    if flight_gait(gait):
+        why = _flight_why(gait)
     elif soles(gait) is None:
         why = ('it stands on point feet ("foot": "sphere", or knees that bend up); soles '
                "are what a biped balances on")
@@ -606,6 +608,39 @@ def _slope_line_note(summary, entry) -> str | None:
         "trots with a four-foot phase or a shorter stand). --body assist walks it; a duty "
         "further above 0.5 or a faster cycle (a higher clip_speed) shortens the stand"
     )
+
+
+def _flight_why(gait) -> str:
+    """Why ``gait`` counts as a flight gait (``geometry.flight_gait``), in words."""
+    from .geometry import flight_share
+
+    if gait.duty < 0.5:
+        return f"its gait has flight phases (duty {gait.duty:g} < 0.5)"
+    return (f"its feet are all off the ground together for {flight_share(gait):.0%} of each "
+            f"cycle (a {gait_pattern(gait)}: flight phases at duty {gait.duty:g})")
+
+
+def _flight_note(entry, summary, asked: str) -> str | None:
+    """For a walker of three or more legs that flies (``geometry.flight_gait``): why it got
+    the assist by default, and for any flight gait that did not walk, what the assist
+    cannot do for it (None for every other run)."""
+    from .geometry import flight_share
+
+    gait = entry.gait
+    if not flight_gait(gait):
+        return None
+    parts = []
+    if asked == "auto" and summary.body == "assist" and gait.n_legs > 2:
+        parts.append(f"this walker gets --body assist by default because {_flight_why(gait)}")
+    share = flight_share(gait)
+    if not summary.walked and share > 0.0:
+        parts.append(
+            f"with every foot up for {share:.0%} of the cycle the body has nothing under it; "
+            "gaitsim plans a level body path, not a ballistic one, so the assist carries "
+            "the body through each flight (its share of the weight is the verdict's "
+            "'carried'), and a long flight is carried or falls. A higher duty or phases "
+            "spread round the cycle shorten the flight")
+    return "note: " + "; ".join(parts) if parts else None
 
 
 def _narrow_note(summary, entry=None) -> str | None:
@@ -1165,11 +1200,11 @@ def _body_args(p) -> None:
         "--body",
         choices=["auto", "free", "assist", "kinematic"],
         default="auto",
-        help="auto (default): free for walkers with four or more legs and duty >= 0.5 "
+        help="auto (default): free for walkers with four or more legs and no flight phase "
         "and, on pybullet, for bipeds on soles without flight phases that step at most "
         "0.7 pendulum periods a cycle (the built-in mechanic and raptor); "
         "assist for other two- or three-legged walkers, gaits with flight phases "
-        "(duty < 0.5) and "
+        "(duty < 0.5, or every foot up together for over 1%% of the cycle: hops, pronks) and "
         "point-footed gaits that stand on a line long enough for a drift to grow over "
         "15-fold (slow trots "
         "with little four-foot phase; the walk table's line drift growth) and point-footed "

@@ -164,7 +164,8 @@ def _physics_section(cat, catalog, seconds, workers, progress, out: Path,
         "failing reason), speed ratio, mean stance slip (mm), max reach shortfall (mm). "
         "Each walker runs on its default body (the cell says which): bipeds on soles that "
         "step briskly and have no flight phase walk free on PyBullet, other two- and "
-        "three-legged walkers and gaits with flight phases (duty < 0.5) with the body assist.",
+        "three-legged walkers and gaits with flight phases (duty < 0.5, or every foot up "
+        "together, as in a hop) with the body assist.",
         "",
         "| walker (body) | " + " | ".join(CONDITIONS) + " |",
         "| --- " * (len(CONDITIONS) + 1) + "|",

@@ -42,6 +42,7 @@ from gaitsim.catalog import (
     parse_catalog,
     rep103_to_gaitkit,
 )
+from gaitsim.generate import random_walker
 
 BUILTIN_NAMES = ["fox", "hound", "mechanic", "raptor", "horn_beetle", "spider_bot"]
 
@@ -199,6 +200,18 @@ def test_hound_trots_in_diagonal_pairs():
     assert sorted(groups) == [0.0, 0.5]
     for a, b in groups.values():
         assert a.side != b.side and fore(a) != fore(b)
+
+
+@pytest.mark.parametrize(("legs", "pattern"), [(2, "hop"), (4, "pronk"), (6, "pronk")])
+def test_legs_that_all_move_as_one_hop_or_pronk(legs, pattern):
+    (walker,) = random_walker(3, legs=legs).values()
+    for seg in walker["gait"]["segments"]:
+        seg["phase"] = 0.25
+    (entry,) = parse_catalog({"w": walker}).values()
+    assert gait_pattern(entry.gait) == pattern
+    walker["gait"]["segments"][0]["phase"] = 0.5  # one leg out of step: not one group
+    (entry,) = parse_catalog({"w": walker}).values()
+    assert gait_pattern(entry.gait) not in ("hop", "pronk")
 
 
 @pytest.mark.parametrize(("name", "knee"), [("mechanic", "forward"), ("raptor", "back")])

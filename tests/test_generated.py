@@ -229,11 +229,22 @@ def test_a_flight_gait_many_legs_carry_walks_on_legs_sized_for_them():
     assert s["touchdowns_per_stance"] <= 1.2 and min(s["duty_by_leg"]) >= 0.4
 
 
+def _two_legs(duty: float, phases=(0.0, 0.5)):
+    """Generated biped 0's gait at ``duty`` with its legs at ``phases``."""
+    (walker,) = random_walker(0, legs=2, duty=duty).values()
+    for seg, phase in zip(walker["gait"]["segments"], phases, strict=True):
+        seg["phase"] = phase
+    (entry,) = parse_catalog({"two": walker}).values()
+    return entry.gait
+
+
 def test_a_hip_yaw_is_stiff_only_for_gaits_with_flight_phases():
     from gaitsim.sim.controller import ControlConfig
     from gaitsim.sim.stance import FLIGHT_HIP_YAW_KP, HIP_YAW_KP, hip_yaw_gain
 
-    assert (hip_yaw_gain(0.49), hip_yaw_gain(0.5), hip_yaw_gain(0.7)) == (0.3, 0.03, 0.03)
+    run, walk = _two_legs(0.49), _two_legs(0.5)
+    hop = _two_legs(0.7, phases=(0.0, 0.0))  # both feet up together for 0.3 of the cycle
+    assert (hip_yaw_gain(run), hip_yaw_gain(walk), hip_yaw_gain(hop)) == (0.3, 0.03, 0.3)
     assert (FLIGHT_HIP_YAW_KP, HIP_YAW_KP) == (0.3, 0.03)
     assert ControlConfig().kp_hip_yaw is None  # the gait's own unless asked for
     with pytest.raises(ValueError, match="kp_hip_yaw"):

@@ -16,6 +16,7 @@ from gaitsim.generate import (
     irregular_walker,
     random_walker,
 )
+from gaitsim.geometry import FLIGHT_SHARE_MIN, flight_gait, flight_share
 from gaitsim.validate import validate_entry
 
 
@@ -169,8 +170,41 @@ def test_three_legged_walkers_get_the_assist_by_default():
     three = [e for e in entries if e.gait.n_legs == 3]
     assert three and all(default_body(e) == "assist" for e in three)
     assert all(default_body(e) == "free" for e in entries
-               if e.gait.n_legs >= 4 and e.gait.duty >= 0.5
+               if e.gait.n_legs >= 4 and not flight_gait(e.gait)
                and line_drift_growth(e) <= 15.0)  # fmt: skip
+
+
+# Irregular walkers of four or more legs whose random phases bunch so that every foot is
+# up together for part of the cycle at duty >= 0.5 (``geometry.flight_gait``), measured 10
+# s flat when the rule was added (stop 59): free, 52 walks but lands 1.9 times a stance,
+# 182 and 434 fall; on the assist all three walk, 1.0-1.6 times a stance, the assist's
+# mean force 0.09-0.16 of the weight (its net lift 0.06-0.07). 491 leaves the ground for
+# 0.004 of its cycle, below FLIGHT_SHARE_MIN, and walks free (1.03 times a stance)
+BUNCHED_FLIGHT = {52: 0.082, 182: 0.1, 434: 0.144}
+
+
+def test_bunched_phases_that_fly_get_the_assist_by_default():
+    from gaitsim.sim.run import default_body
+
+    for seed, share in BUNCHED_FLIGHT.items():
+        gait = irregular_entry(seed).gait
+        assert gait.n_legs >= 4 and gait.duty >= 0.5, seed
+        assert flight_share(gait) == pytest.approx(share, abs=0.005), seed
+        assert flight_gait(gait) and default_body(irregular_entry(seed)) == "assist", seed
+    brief = irregular_entry(491)
+    assert 0.0 < flight_share(brief.gait) < FLIGHT_SHARE_MIN
+    assert not flight_gait(brief.gait) and default_body(brief) == "free"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", sorted(BUNCHED_FLIGHT))
+def test_bunched_phases_that_fly_walk_on_their_default_body(seed):
+    from gaitsim.sim.controller import ControlConfig
+    from gaitsim.sim.run import default_body, simulate
+
+    entry = irregular_entry(seed)
+    s = simulate(entry, seconds=10.0, config=ControlConfig(body=default_body(entry))).summary
+    assert s["verdict"] == "walked", (seed, s["verdict_reason"])  # the assist under 0.3
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ from gaitsim.generate import irregular_entry, random_entry
 from gaitsim.geometry import (
     BOB_FRACTION,
     FLIGHT_SAMPLES,
+    FLIGHT_SHARE_MIN,
     KNEE_MARGIN,
     KNEE_SAG,
     KNEE_SAG_FLIGHT,
@@ -25,6 +26,7 @@ from gaitsim.geometry import (
     _sphere_radius,
     bone_radii,
     default_hip_height,
+    flight_gait,
     flight_share,
     geometry,
     knee_height_floor,
@@ -152,6 +154,24 @@ def test_flight_share_by_hand(phases, duty, share):
     # sampled at FLIGHT_SAMPLES points: each switch of a foot may fall a sample off
     tol = 2 * len(phases) / FLIGHT_SAMPLES
     assert flight_share(_gait_with(phases, duty)) == pytest.approx(share, abs=tol)
+
+
+@pytest.mark.parametrize(
+    ("phases", "duty", "flies"),
+    [
+        ((0.0, 0.5), 0.6, False),  # a walking biped
+        ((0.0, 0.5), 0.49, True),  # a runner: duty below 0.5
+        ((0.0, 0.25, 0.5, 0.75), 0.4, True),  # some foot always down, but duty below 0.5
+        ((0.0, 0.0), 0.6, True),  # a hop: both feet up together for 0.4 of the cycle
+        ((0.0, 0.0, 0.0, 0.0), 0.9, True),  # a pronk: all four up for 0.1
+        ((0.0, 0.0, 0.48, 0.48), 0.5, True),  # two pairs 0.02 of a cycle apart
+        ((0.0, 0.0, 0.495, 0.495), 0.5, False),  # ... 0.005 apart: below FLIGHT_SHARE_MIN
+    ],
+)
+def test_flight_gait_by_hand(phases, duty, flies):
+    gait = _gait_with(phases, duty)
+    assert flight_gait(gait) is flies
+    assert flight_gait(gait) is (duty < 0.5 or flight_share(gait) > FLIGHT_SHARE_MIN)
 
 
 @settings(max_examples=60, deadline=None)

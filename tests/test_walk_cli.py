@@ -533,6 +533,40 @@ def test_a_biped_on_the_assist_by_default_is_told_why():
     assert _biped_assist_note(resolve_entry("fox"), assisted, "auto", "pybullet") is None
 
 
+def test_a_hop_and_a_pronk_are_told_they_fly():
+    """Legs that all move as one leave the ground together at any duty: the raptor with
+    both legs at one phase (duty 0.6, up together 0.4 of the cycle) gets the assist by
+    default and is told so in those words, as is the fox as a pronk (duty 0.7, 0.3); a
+    flight gait that did not walk is told that the body path is planned level. Nothing for
+    a walker with no flight phase, and no default-body reason for a body asked for."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from gaitsim.cli import _biped_assist_note, _flight_note
+    from gaitsim.sim.run import default_body
+    from gaitsim.walker import resolve_entry
+
+    def as_one(name):
+        e = resolve_entry(name)
+        legs = tuple(dataclasses.replace(leg, phase=0.0) for leg in e.gait.legs)
+        return dataclasses.replace(e, gait=dataclasses.replace(e.gait, legs=legs))
+
+    hop, pronk = as_one("raptor"), as_one("fox")
+    assert default_body(hop) == default_body(pronk) == "assist"
+    assisted = SimpleNamespace(body="assist", walked=True)
+    carried = SimpleNamespace(body="assist", walked=False)
+    note = _biped_assist_note(hop, assisted, "auto", "pybullet")
+    assert "off the ground together for 40% of each cycle (a hop" in note
+    assert _flight_note(hop, assisted, "auto") is None  # the biped's note says why
+    assert "level body path" in _flight_note(hop, carried, "auto")
+    note = _flight_note(pronk, assisted, "auto")
+    assert "gets --body assist by default" in note and "30% of each cycle (a pronk" in note
+    assert "level body path" not in note
+    assert _flight_note(pronk, assisted, "assist") is None  # asked for, and walked
+    fox = resolve_entry("fox")
+    assert _flight_note(fox, SimpleNamespace(body="free", walked=False), "auto") is None
+
+
 def test_the_narrow_body_note_is_for_point_feet_only():
     """A free biped on soles that fell, standing tall over its track, is not told the
     point-footed rule (whose walkers get the assist by default); a point-footed one is."""

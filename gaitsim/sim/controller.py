@@ -452,7 +452,7 @@ class GaitController:
     def _hip_yaw_kp(self) -> float:
         """``ControlConfig.kp_hip_yaw``, or the gait's own (``stance.hip_yaw_gain``)."""
         kp = self.config.kp_hip_yaw
-        return load.hip_yaw_gain(self.gait.duty) if kp is None else float(kp)
+        return load.hip_yaw_gain(self.gait) if kp is None else float(kp)
 
     def _follow_share(self, walker: Walker) -> float:
         """``ControlConfig.foothold_follow``, or the gait's own (``stance.foothold_follow``

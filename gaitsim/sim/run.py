@@ -17,7 +17,7 @@ import numpy as np
 from ..body import compile_body
 from ..catalog import MAX_RUN_SECONDS, GaitsimError
 from ..feet import soles
-from ..geometry import GRAVITY, geometry
+from ..geometry import GRAVITY, flight_gait, geometry
 from ..path import Arc, Straight, TurnInPlace
 from ..terrain import Flat, Rough, scalar_height
 from ..validate import turn_radius as natural_turn_radius
@@ -112,13 +112,13 @@ def clip_speed_at_tempo(entry, tempo: float) -> float:
 
 def walks_free_biped(entry, engine: str = DEFAULT_ENGINE) -> bool:
     """Whether a two-legged walker gets a free body by default: it stands on soles (its own
-    or derived), has no flight phase (duty >= 0.5), steps at most FREE_BIPED_TEMPO pendulum
-    periods a cycle (``biped_tempo``), strides at most LONG_STRIDE hip heights
-    (``stride_ratio``) and runs on PyBullet (on MuJoCo the free mechanic falls climbing 5
-    deg from 4 of 6 starts, which it walks on PyBullet: the assist stays its default there;
-    docs/bipeds.md, stop 50)."""
+    or derived), has no flight phase (``geometry.flight_gait``), steps at most
+    FREE_BIPED_TEMPO pendulum periods a cycle (``biped_tempo``), strides at most
+    LONG_STRIDE hip heights (``stride_ratio``) and runs on PyBullet (on MuJoCo the free
+    mechanic falls climbing 5 deg from 4 of 6 starts, which it walks on PyBullet: the
+    assist stays its default there; docs/bipeds.md, stop 50)."""
     gait = resolve_entry(entry).gait
-    if gait.n_legs != 2 or gait.duty < 0.5 or soles(gait) is None or engine != "pybullet":
+    if gait.n_legs != 2 or flight_gait(gait) or soles(gait) is None or engine != "pybullet":
         return False
     hip = geometry(gait).hip_height
     return not steps_slowly(gait, hip) and gait.stride / hip <= LONG_STRIDE  # stride_ratio
@@ -126,13 +126,14 @@ def walks_free_biped(entry, engine: str = DEFAULT_ENGINE) -> bool:
 
 def default_body(entry, engine: str = DEFAULT_ENGINE) -> str:
     """The body mode a walker gets unless one is asked for: ``assist`` for two or three
-    legs, for gaits with flight phases (duty < 0.5: no foot on the ground for part of the
-    cycle), for point-footed gaits that stand on a line so long that a drift grows more
-    than LINE_GROWTH_LIMIT-fold (``line_drift_growth``: slow trots with little or no
-    four-foot phase) and for point-footed bodies standing more than NARROW_ASSIST times as
-    tall as their half track (``stance.tipping_ratio``), ``free`` for every other walker;
-    and ``free`` for a biped that walks on its own feet (``walks_free_biped``: on soles,
-    without flight phases, brisk enough, with strides short enough, on PyBullet).
+    legs, for gaits with flight phases (``geometry.flight_gait``: duty < 0.5, or no foot
+    on the ground for part of the cycle, as in a hop), for point-footed gaits that stand
+    on a line so long that a drift grows more than LINE_GROWTH_LIMIT-fold
+    (``line_drift_growth``: slow trots with little or no four-foot phase) and for
+    point-footed bodies standing more than NARROW_ASSIST times as tall as their half track
+    (``stance.tipping_ratio``), ``free`` for every other walker; and ``free`` for a biped
+    that walks on its own feet (``walks_free_biped``: on soles, without flight phases,
+    brisk enough, with strides short enough, on PyBullet).
 
     Three legs, because while any one swings the other two stand on a line, and no line
     between two of three feet passes under the body (a trot's diagonals cross beneath it):
@@ -143,7 +144,7 @@ def default_body(entry, engine: str = DEFAULT_ENGINE) -> str:
     gait = resolve_entry(entry).gait
     if walks_free_biped(entry, engine):
         return "free"
-    if gait.n_legs <= MAX_ASSISTED_LEGS or gait.duty < 0.5:
+    if gait.n_legs <= MAX_ASSISTED_LEGS or flight_gait(gait):
         return "assist"
     if line_drift_growth(entry) > LINE_GROWTH_LIMIT:
         return "assist"

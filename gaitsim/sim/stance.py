@@ -34,7 +34,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..gait import CYCLE_SAMPLES, cycle_length, feet_down, smooth01
-from ..geometry import GRAVITY
+from ..geometry import GRAVITY, flight_gait
 
 # math.exp overflows a float past this exponent (e^709.78 is the largest double)
 MAX_EXPONENT = 709.0
@@ -75,10 +75,10 @@ def pendulum_tempo(gait, hip_height: float) -> float:
 
 
 def steps_slowly(gait, hip_height: float) -> bool:
-    """Whether ``gait`` is a biped's walk (two legs, no flight phase: duty >= 0.5) whose
-    cycle lasts more than FREE_BIPED_TEMPO pendulum periods (``pendulum_tempo``): the
+    """Whether ``gait`` is a biped's walk (two legs, no flight phase: ``flight_gait``)
+    whose cycle lasts more than FREE_BIPED_TEMPO pendulum periods (``pendulum_tempo``): the
     bipeds the assist carries by default, and the slow walk's stance is for."""
-    return (gait.n_legs == 2 and gait.duty >= 0.5
+    return (gait.n_legs == 2 and not flight_gait(gait)
             and pendulum_tempo(gait, hip_height) > FREE_BIPED_TEMPO)  # fmt: skip
 
 
@@ -474,7 +474,7 @@ HIP_YAW_KP = 0.03
 FLIGHT_HIP_YAW_KP = 0.3
 
 
-def hip_yaw_gain(duty: float) -> float:
-    """A hip yaw's position gain for a gait of ``duty``: ``FLIGHT_HIP_YAW_KP`` with flight
-    phases (duty < 0.5), ``HIP_YAW_KP`` otherwise."""
-    return FLIGHT_HIP_YAW_KP if duty < 0.5 else HIP_YAW_KP
+def hip_yaw_gain(gait) -> float:
+    """A hip yaw's position gain for ``gait``: ``FLIGHT_HIP_YAW_KP`` with flight phases
+    (``flight_gait``), ``HIP_YAW_KP`` otherwise."""
+    return FLIGHT_HIP_YAW_KP if flight_gait(gait) else HIP_YAW_KP
