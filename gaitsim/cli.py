@@ -624,6 +624,7 @@ def _flight_note(entry, summary, asked: str) -> str | None:
     """For a walker of three or more legs that flies (``geometry.flight_gait``): why it got
     the assist by default, and for any flight gait that did not walk, what the assist
     cannot do for it (None for every other run)."""
+    from .flight import BALLISTIC_FLIGHT
     from .geometry import flight_share
 
     gait = entry.gait
@@ -634,12 +635,16 @@ def _flight_note(entry, summary, asked: str) -> str | None:
         parts.append(f"this walker gets --body assist by default because {_flight_why(gait)}")
     share = flight_share(gait)
     if not summary.walked and share > 0.0:
+        plan = (f"the body's planned height rises and falls ballistically through each "
+                f"flight (flights of {BALLISTIC_FLIGHT:.0%} of the cycle or more; less where "
+                "the legs cannot take the dip through the stance)" if share >= BALLISTIC_FLIGHT
+                else f"flights under {BALLISTIC_FLIGHT:.0%} of the cycle keep a level body "
+                "path")  # fmt: skip
         parts.append(
             f"with every foot up for {share:.0%} of the cycle the body has nothing under it; "
-            "gaitsim plans a level body path, not a ballistic one, so the assist carries "
-            "the body through each flight (its share of the weight is the verdict's "
-            "'carried'), and a long flight is carried or falls. A higher duty or phases "
-            "spread round the cycle shorten the flight")
+            f"{plan}, and the assist carries what the legs do not (its share of the weight "
+            "is the verdict's 'carried'). A higher duty or phases spread round the cycle "
+            "shorten the flight")
     return "note: " + "; ".join(parts) if parts else None
 
 

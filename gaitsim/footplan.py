@@ -80,6 +80,7 @@ class FootPlanner:
         self._home_z = [leg.home[2] for leg in self.gait.legs]
         self._home_xy = [tuple(map(float, h[:2])) for h in walker.geometry.homes]
         self._uneven = isinstance(walker.terrain, Rough)
+        self._flies = walker.flies  # swing feet rise with the body (``Walker.flight_rise``)
         t = walker.terrain
         self._flat_z = float(t.level) + walker.geometry.foot_radius if isinstance(t, Flat) else None
         self.reset(0.0)
@@ -145,11 +146,11 @@ class FootPlanner:
         return a + smooth01(self.swing_progress[i]) * turn
 
     def swing_target(self, i: int, u: float, corr=(0.0, 0.0), lift_scale: float = 1.0,
-                     rate: float = 1.0):  # fmt: skip
+                     rate: float = 1.0, rise: float = 0.0):  # fmt: skip
         """World target of swing leg ``i`` at swing progress ``u`` (0 lift-off .. 1
         touchdown); ``corr`` shifts the landing point (foot-placement feedback); ``rate``:
         the step rate as a share of the gait's own (the clearance arc's floor grows as it
-        falls)."""
+        falls); ``rise``: raised with a flying body (``Walker.flight_rise``)."""
         sig = smooth01(u)
         a, b = self.lift_from[i], self.land_at[i]
         bx, by = b[0] + corr[0], b[1] + corr[1]
@@ -162,7 +163,7 @@ class FootPlanner:
         z = a[2] + sig * (b[2] - a[2])
         if self._uneven and 0.0 < u < 1.0:  # lift over the ground under the foot, not the chord
             z = max(z, self.rest_z(i, x, y))
-        return (x, y, z + self.gait.lift * lift_scale * arc)
+        return (x, y, z + self.gait.lift * lift_scale * arc + rise)
 
     # ------------------------------------------------------------------ state
     def reset(self, s0: float) -> None:
@@ -213,6 +214,9 @@ class FootPlanner:
         duty, cycle = self.duty, self._cycle
         now, ahead, events = [], [], []
         du = ds / ((1.0 - duty) * cycle) if duty < 1.0 else 0.0
+        rise = rise2 = 0.0
+        if self._flies:  # swing feet rise with a flying body
+            rise, rise2 = (float(r) for r in self.walker.flight_rise(np.array((s, s + ds))))
         for i in range(self.n_legs):
             t = self.cycle_position(s, i)
             st = t < duty
@@ -242,7 +246,8 @@ class FootPlanner:
                 u = (t - duty) / (1.0 - duty)
                 self.stance_progress[i] = 0.0
                 self.swing_progress[i] = u
-                now.append(self.swing_target(i, u, corr, lift_scale, rate))
-                ahead.append(self.swing_target(i, min(u + du, 1.0), corr, lift_scale, rate))
+                now.append(self.swing_target(i, u, corr, lift_scale, rate, rise))
+                ahead.append(self.swing_target(i, min(u + du, 1.0), corr, lift_scale, rate,
+                                               rise2))  # fmt: skip
         self.s = float(s)
         return now, ahead, events

@@ -372,6 +372,15 @@ def mount_heights(gait: Gait, hip: float) -> list[float]:
     return [hip if own is None else min(hip, own) for own in _own_heights(gait)]
 
 
+def sink_room(gait: Gait, hip: float) -> float:
+    """How far (m) a body standing at hip height ``hip`` may sink before some leg's lifted
+    foot comes within INNER_MARGIN of its inner reach (that leg's ``low``,
+    ``hip_height_bounds``), each leg hung at its own mount height (``mount_heights``);
+    negative when the body already stands lower than that."""
+    heights = mount_heights(gait, hip) if gait.hip_height is None else [hip] * gait.n_legs
+    return min(h - b[0] for h, b in zip(heights, _leg_height_bounds(gait), strict=True))
+
+
 def _own_heights(gait: Gait) -> list[float | None]:
     """Each leg's own default hip height: ``default_hip_height``'s rule on that leg's
     bounds and knee floor alone (None: no height serves it)."""

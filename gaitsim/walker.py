@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import balance
+from . import balance, flight
 from .catalog import Entry, Gait, leg_array, load_catalog
 from .feet import (
     ankle_joint_angles,
@@ -35,7 +35,7 @@ from .feet import (
     soles,
 )
 from .gait import SWING_PROFILES, cycle_position, smoothstep, swing_height
-from .geometry import Geometry, geometry
+from .geometry import Geometry, flight_share, geometry, knee_height_floor, sink_room
 from .ik import leg_ik
 from .path import Straight
 from .terrain import Flat, Slope, smooth_gradient
@@ -218,6 +218,11 @@ class Walker:
                                     for k in ("heel", "toe", "height", "corner"))  # fmt: skip
             self._sole_reach = 0.5 * max(x.length for x in self.soles)  # ``sole_ground``
         self._sway_table = None  # balance.sway_table, built on first use
+        # gaits whose feet are all up for BALLISTIC_FLIGHT of the cycle or more fly: the
+        # body's height follows the ballistic plan (``flight``), built on first use; every
+        # other gait's body path is unchanged
+        self.flies = flight_share(self.gait) >= flight.BALLISTIC_FLIGHT
+        self._flight_table = None
 
     @property
     def key(self) -> tuple:
@@ -408,6 +413,40 @@ class Walker:
                                                   for q in self.soles]  # fmt: skip
         return local, stance, period, self.geometry.standing_height, soles
 
+    def flight_height(self, distance):
+        """The body's ballistic height offset (m) at ``distance`` (any shape): the
+        ``flight.flight_table`` of this walker's cycle, 0 where it lands and takes off,
+        above through its flights, below through its stances; 0 for a gait whose flights
+        are shorter than ``flight.BALLISTIC_FLIGHT`` of its cycle (or that has none)."""
+        d = np.asarray(distance, dtype=float)
+        if not self.flies:
+            return np.zeros(d.shape)
+        if self._flight_table is None:
+            self._flight_table = self._flight_plan()
+        return balance.table_lookup(self._flight_table[:, None], d / self.cycle)[..., 0]
+
+    def flight_rise(self, distance):
+        """How far a swing foot is raised at ``distance`` (``flight.swing_rise``): with the
+        body while it flies above its landing height."""
+        return flight.swing_rise(self.flight_height(distance))
+
+    def _flight_plan(self) -> np.ndarray:
+        """``flight.flight_table`` over one cycle (``SWAY_SAMPLES``) of the gait's stance
+        flags, the cycle lasting ``cycle / nominal_speed`` seconds, scaled down where its
+        dip through a stance would sink the body more than SINK_ROOM_SHARE of the way to
+        the lowest hip height that keeps every lifted foot out of its leg's inner reach
+        (``geometry.sink_room``), or below the knee floor (``knee_height_floor``: a body
+        already raised to it gets no dip, a level path): ``flight.fit_dip``."""
+        n = balance.SWAY_SAMPLES
+        t = cycle_position(self.gait, np.arange(n) / n * self.cycle, self.speed_scale)
+        stance = t < self.gait.duty
+        progress = np.where(stance, t / self.gait.duty, 0.0)
+        table = flight.flight_table(stance, progress, self.cycle / self.nominal_speed)
+        hip = self.geometry.hip_height
+        room = min(flight.SINK_ROOM_SHARE * sink_room(self.gait, hip),
+                   hip - knee_height_floor(self.gait))  # fmt: skip
+        return flight.fit_dip(table, room)
+
     def _bob(self, stance, s):
         """Vertical bob: highest when stance legs are mid-stance, mean zero over a cycle."""
         g = self.gait
@@ -426,6 +465,8 @@ class Walker:
         else:
             ground_under = self.terrain.height(xy[..., 0], xy[..., 1]).mean(axis=-1)
         z_b = ground_under + geo.standing_height + self._bob(stance, s)
+        if self.flies:
+            z_b = z_b + self.flight_height(d)
         body_pos = np.concatenate([xy_b, z_b[..., None]], axis=-1)
         return body_pos, self._attitude(xy_b, heading, stance, s, self._twist(d)), heading
 
@@ -470,7 +511,10 @@ class Walker:
         t = cycle_position(g, d, self.speed_scale)
         s = np.where(stance, t / g.duty, 0.0)
         ground, normal = self._rest(xy)
-        feet = np.concatenate([xy, (ground + self._home_z + g.lift * arc)[..., None]], axis=-1)
+        z = ground + self._home_z + g.lift * arc
+        if self.flies:  # swing feet rise with a flying body (``flight_rise``)
+            z = z + np.where(stance, 0.0, self.flight_rise(d)[..., None])
+        feet = np.concatenate([xy, z[..., None]], axis=-1)
         body_pos, R, heading = self._body(d, xy, stance, s)
         ankles = feet
         if self.soles is not None:

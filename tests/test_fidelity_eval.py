@@ -255,7 +255,8 @@ def test_a_missing_catalog_is_refused_with_exit_2(tmp_path, capsys):
                                                ("awkward_walkers.json", 10),
                                                ("sprawled_walkers.json", 7),
                                                ("animal_walkers.json", 6),
-                                               ("first_catalog.json", 7)])  # fmt: skip
+                                               ("first_catalog.json", 7),
+                                               ("second_catalog.json", 14)])  # fmt: skip
 def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name, walkers):
     """The hand-written catalogs the README's figures come from stay valid catalogs whose
     every walker passes the kinematic walk test (no stance foot slides, all in reach)."""
@@ -439,3 +440,28 @@ def test_the_first_catalog_s_dog_is_written_as_a_diagonal_walk_and_its_twin_as_a
     human = catalog["humanoid"]
     assert steps_slowly(human.gait, geometry(human.gait).hip_height)
     assert stride_ratio(human) < LONG_STRIDE
+
+
+def test_the_second_catalog_names_its_flight_gaits_and_bodies():
+    """experiments/second_catalog.json (stop 59), written before running it: the kangaroo
+    and the hopper are hops (both feet at one phase), the pronk a pronk; all three, and the
+    bounder (duty 0.45), get the assist by default for their flight phases; the cat's
+    phases, written as landing times, make a diagonal-sequence walk; the three-legged and
+    the point-footed gecko trot (whose line stands let a drift grow) get the assist, the
+    others a free body."""
+    from gaitsim.catalog import gait_pattern, load_catalog
+    from gaitsim.geometry import flight_gait, flight_share
+    from gaitsim.sim.run import default_body
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "second_catalog.json"
+    catalog = load_catalog(str(path))
+    patterns = {k: gait_pattern(e.gait) for k, e in catalog.items()}
+    assert patterns["kangaroo"] == patterns["hopper"] == "hop"
+    assert patterns["pronk"] == "pronk" and patterns["bounder"] == "bound"
+    assert patterns["cat"] == "walk (diagonal sequence)"
+    flying = {k for k, e in catalog.items() if flight_gait(e.gait)}
+    assert flying == {"kangaroo", "hopper", "pronk", "bounder"}
+    assert flight_share(catalog["kangaroo"].gait) == pytest.approx(0.6, abs=0.01)
+    assert flight_share(catalog["pronk"].gait) == pytest.approx(0.3, abs=0.01)
+    bodies = {k: default_body(e) for k, e in catalog.items()}
+    assert {k for k, b in bodies.items() if b == "assist"} == flying | {"gecko", "tripod3"}

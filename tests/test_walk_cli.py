@@ -537,7 +537,7 @@ def test_a_hop_and_a_pronk_are_told_they_fly():
     """Legs that all move as one leave the ground together at any duty: the raptor with
     both legs at one phase (duty 0.6, up together 0.4 of the cycle) gets the assist by
     default and is told so in those words, as is the fox as a pronk (duty 0.7, 0.3); a
-    flight gait that did not walk is told that the body path is planned level. Nothing for
+    flight gait that did not walk is told how its body's height is planned. Nothing for
     a walker with no flight phase, and no default-body reason for a body asked for."""
     import dataclasses
     from types import SimpleNamespace
@@ -546,10 +546,10 @@ def test_a_hop_and_a_pronk_are_told_they_fly():
     from gaitsim.sim.run import default_body
     from gaitsim.walker import resolve_entry
 
-    def as_one(name):
+    def as_one(name, **change):
         e = resolve_entry(name)
         legs = tuple(dataclasses.replace(leg, phase=0.0) for leg in e.gait.legs)
-        return dataclasses.replace(e, gait=dataclasses.replace(e.gait, legs=legs))
+        return dataclasses.replace(e, gait=dataclasses.replace(e.gait, legs=legs, **change))
 
     hop, pronk = as_one("raptor"), as_one("fox")
     assert default_body(hop) == default_body(pronk) == "assist"
@@ -558,10 +558,12 @@ def test_a_hop_and_a_pronk_are_told_they_fly():
     note = _biped_assist_note(hop, assisted, "auto", "pybullet")
     assert "off the ground together for 40% of each cycle (a hop" in note
     assert _flight_note(hop, assisted, "auto") is None  # the biped's note says why
-    assert "level body path" in _flight_note(hop, carried, "auto")
+    assert "ballistically" in _flight_note(hop, carried, "auto")
     note = _flight_note(pronk, assisted, "auto")
     assert "gets --body assist by default" in note and "30% of each cycle (a pronk" in note
-    assert "level body path" not in note
+    assert "ballistically" not in note  # walked: nothing to explain
+    brief = as_one("fox", duty=0.9)  # up together 0.1 of the cycle: a level path
+    assert "level body path" in _flight_note(brief, carried, "auto")
     assert _flight_note(pronk, assisted, "assist") is None  # asked for, and walked
     fox = resolve_entry("fox")
     assert _flight_note(fox, SimpleNamespace(body="free", walked=False), "auto") is None
