@@ -622,8 +622,9 @@ def _flight_why(gait) -> str:
 
 def _flight_note(entry, summary, asked: str) -> str | None:
     """For a walker of three or more legs that flies (``geometry.flight_gait``): why it got
-    the assist by default, and for any flight gait that did not walk, what the assist
-    cannot do for it (None for every other run)."""
+    the assist by default; and for any flight gait that did not walk, how its body's
+    height is planned through the flights and what shortens them (None for every other
+    run)."""
     from .flight import BALLISTIC_FLIGHT
     from .geometry import flight_share
 

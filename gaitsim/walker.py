@@ -415,9 +415,10 @@ class Walker:
 
     def flight_height(self, distance):
         """The body's ballistic height offset (m) at ``distance`` (any shape): the
-        ``flight.flight_table`` of this walker's cycle, 0 where it lands and takes off,
-        above through its flights, below through its stances; 0 for a gait whose flights
-        are shorter than ``flight.BALLISTIC_FLIGHT`` of its cycle (or that has none)."""
+        ``flight.flight_table`` of this walker's cycle, at most 0 while a foot is down (0
+        where a symmetric gait lands and takes off), above 0 through its flights; 0 for a
+        gait whose flights are shorter than ``flight.BALLISTIC_FLIGHT`` of its cycle (or
+        that has none)."""
         d = np.asarray(distance, dtype=float)
         if not self.flies:
             return np.zeros(d.shape)
