@@ -615,7 +615,9 @@ def _flight_why(gait) -> str:
     from .geometry import flight_share
 
     if gait.duty < 0.5:
-        return f"its gait has flight phases (duty {gait.duty:g} < 0.5)"
+        up = flight_share(gait)
+        together = f": every foot up together for {up:.0%} of each cycle" if up > 0.0 else ""
+        return f"its gait has flight phases (duty {gait.duty:g} < 0.5{together})"
     return (f"its feet are all off the ground together for {flight_share(gait):.0%} of each "
             f"cycle (a {gait_pattern(gait)}: flight phases at duty {gait.duty:g})")
 

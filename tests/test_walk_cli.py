@@ -558,6 +558,8 @@ def test_a_hop_and_a_pronk_are_told_they_fly():
     note = _biped_assist_note(hop, assisted, "auto", "pybullet")
     assert "off the ground together for 40% of each cycle (a hop" in note
     assert _flight_note(hop, assisted, "auto") is None  # the biped's note says why
+    low = _biped_assist_note(as_one("raptor", duty=0.4), assisted, "auto", "pybullet")
+    assert "(duty 0.4 < 0.5: every foot up together for 60% of each cycle)" in low
     assert "ballistically" in _flight_note(hop, carried, "auto")
     note = _flight_note(pronk, assisted, "auto")
     assert "gets --body assist by default" in note and "30% of each cycle (a pronk" in note
