@@ -512,3 +512,49 @@ def test_sense_reads_what_the_single_queries_read(urdf_cache):
         w.step(2)  # upside down on the ground: the body and the legs touch it
         s = robot.sense()
         assert s.body_contact and robot.body_ground_contact()
+
+
+# ---------------------------------------------------------------------------- large rough ground
+
+
+def test_long_runs_lay_rough_ground_within_the_heightfield_limit():
+    """A 2 m/s walk of 10 s needs rough ground 37 m across: on 2 cm cells a heightfield of
+    1887 points a side, beyond the 2^21 PyBullet holds (bodies fell through it); laid on
+    coarser cells it stays within, and short runs keep their 2 cm cells."""
+    from gaitsim.path import Straight
+    from gaitsim.sim.run import MAX_HEIGHTFIELD_POINTS, RunError, cover_path, heightfield_cell
+    from gaitsim.sim.world import HEIGHTFIELD_PAD
+
+    rough = Rough(0.01, seed=0)
+    long_run = cover_path(rough, Straight(), 2.0 * 10.0 * 1.5 + 1.0, 1.2)
+    assert long_run.size == pytest.approx(37.4)
+    assert long_run.cell > rough.cell
+    assert (long_run.n + 2 * HEIGHTFIELD_PAD) ** 2 <= MAX_HEIGHTFIELD_POINTS
+    short_run = cover_path(rough, Straight(), 0.3 * 10.0 * 1.5 + 1.0, 0.3)
+    assert short_run.cell == rough.cell
+    assert heightfield_cell(10.0, 0.02) == 0.02
+    wide = Rough(0.01, seed=0, size=31.4)  # covers the path already, on too many cells
+    relaid = cover_path(wide, Straight(), 5.0, 0.3)
+    assert relaid.size == wide.size and relaid.cell > wide.cell
+    with pytest.raises(RunError, match="too coarse for a bump spacing"):
+        cover_path(Rough(0.01, wavelength=0.1, seed=0), Straight(), 150.0, 1.0)
+
+
+def test_the_world_refuses_a_heightfield_pybullet_cannot_hold():
+    with pytest.raises(ValueError, match="more than PyBullet holds"):
+        World(Rough(0.01, seed=0, size=31.4))
+
+
+@pytest.mark.slow
+def test_a_fast_walker_walks_ten_seconds_of_rough_ground():
+    """experiments/second_catalog.json's horse (a trot at 2 m/s) on 1 cm rough ground for
+    10 s: before the heightfield limit its ground was 1587 points a side and it fell
+    through it at 0.27 s."""
+    from gaitsim.catalog import load_catalog
+    from gaitsim.sim.run import simulate
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "second_catalog.json"
+    horse = load_catalog(str(path))["horse_trot"]
+    s = simulate(horse, seconds=10.0, terrain=Rough(0.01, seed=0)).summary
+    assert s["verdict"] == "walked", s["verdict_reason"]
+    assert s["distance_m"] > 18.0

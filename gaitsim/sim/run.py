@@ -34,6 +34,7 @@ from .stance import (  # (also sim.run API: the summary, the free bipeds' tempo)
 )
 from .summary import RunSummary
 from .upper_metrics import upper_body_figures
+from .world import HEIGHTFIELD_PAD, MAX_HEIGHTFIELD_POINTS
 
 # A point-footed gait whose stand on fewer than three feet lets a drift across the line
 # grow more than this many-fold falls free (``line_drift_growth``). Measured on the
@@ -199,7 +200,10 @@ class RunError(GaitsimError, ValueError):
 def cover_path(terrain, path, distance: float, reach: float):
     """Rough ground re-laid (same amplitude, wavelength, seed) to cover ``path`` up to
     ``distance`` with ``reach`` + RUN_MARGIN to spare; its flat start patch stays at the
-    start. Any other terrain, or rough ground that already covers the path, is returned."""
+    start. Ground wider than the physics' heightfield holds on its cells is laid on coarser
+    ones (``heightfield_cell``), the same size if it already covers the path. Any other
+    terrain, or rough ground that already covers the path on cells it can hold, is
+    returned."""
     if not isinstance(terrain, Rough):
         return terrain
     s = np.linspace(0.0, distance, 200)
@@ -208,17 +212,37 @@ def cover_path(terrain, path, distance: float, reach: float):
     ox, oy = terrain.origin
     half = (terrain.n - 1) * terrain.cell
     if lo[0] >= ox and lo[1] >= oy and hi[0] <= ox + half and hi[1] <= oy + half:
-        return terrain
-    size = float(np.max(hi - lo))
+        if heightfield_cell(terrain.size, terrain.cell) == terrain.cell:
+            return terrain
+        size, centre = terrain.size, terrain.centre  # covers, on too many cells
+    else:
+        size = float(np.max(hi - lo))
+        centre = tuple(float(c) for c in (lo + hi) / 2)
     if size > MAX_ROUGH_SIZE:
         raise RunError(
             f"rough ground for this run would be {size:.0f} m across (at most "
-            f"{MAX_ROUGH_SIZE:g} m, a heightfield of {MAX_ROUGH_SIZE / terrain.cell:.0f} cells "
-            "a side): shorten the run (seconds) or walk it on flat or sloped ground"
+            f"{MAX_ROUGH_SIZE:g} m): shorten the run (seconds) or walk it on flat or sloped "
+            "ground"
         )
-    centre = tuple(float(c) for c in (lo + hi) / 2)
     flat = terrain.flat_centre if terrain.flat_centre is not None else terrain.centre
-    return dataclasses.replace(terrain, size=size, centre=centre, flat_centre=tuple(flat))
+    cell = heightfield_cell(size, terrain.cell)
+    if not terrain.wavelength > 2 * cell:
+        raise RunError(
+            f"rough ground for this run would be {size:.0f} m across, laid on {cell:.3g} m "
+            f"cells (a heightfield of at most {MAX_HEIGHTFIELD_POINTS} points), too coarse for "
+            f"a bump spacing of {terrain.wavelength:g} m: shorten the run (seconds) or "
+            "space the bumps wider (--roughness-wavelength)"
+        )
+    return dataclasses.replace(terrain, size=size, centre=centre, flat_centre=tuple(flat),
+                               cell=cell)  # fmt: skip
+
+
+def heightfield_cell(size: float, cell: float) -> float:
+    """The grid spacing (m) for rough ground ``size`` m across: ``cell``, or the smallest
+    coarser one whose square grid, with the physics' edge padding (HEIGHTFIELD_PAD cells a
+    side), has at most MAX_HEIGHTFIELD_POINTS points."""
+    side = math.isqrt(MAX_HEIGHTFIELD_POINTS) - 2 * HEIGHTFIELD_PAD - 1  # cells, unpadded
+    return max(cell, size / side)
 
 
 @dataclass

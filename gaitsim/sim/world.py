@@ -31,6 +31,13 @@ RAY_BATCH = 16384  # pybullet's MAX_RAY_INTERSECTION_BATCH_SIZE
 # force and does not count as a touch (``robot.is_touch``).
 CONTACT_BREAKING_THRESHOLD = 0.1
 HEIGHTFIELD_PAD = 8  # edge cells repeated around a Rough field (its height clamps outside)
+# A heightfield of more than 2^21 points may lose its collision. Spheres dropped on square
+# fields of n x n points (2 cm cells) all came to rest for every n up to 1448 (1448^2 <
+# 2^21 = 2,097,152) and fell through at 1449, 1472-1488, 1512, 1520, 1536-1560 and
+# 1576-1600 (the sizes between held): a 10 s run of a 2 m/s walker on rough ground laid a
+# field of 1587 points a side and fell through it at 0.27 s. ``sim.run.cover_path`` lays
+# wider rough ground on coarser cells; the World refuses a larger field
+MAX_HEIGHTFIELD_POINTS = 2**21
 
 
 class DisplayError(RuntimeError):
@@ -144,6 +151,13 @@ class World(WorldBase):
             # Rough clamps to its edge heights outside the square: repeat the edge for a few
             # cells so rays and feet at the very edge still meet ground.
             grid = np.pad(terrain.grid, HEIGHTFIELD_PAD, mode="edge")
+            if grid.size > MAX_HEIGHTFIELD_POINTS:
+                raise ValueError(
+                    f"World: rough ground of {terrain.size:g} m on {terrain.cell:g} m cells "
+                    f"needs a heightfield of {grid.size} points, more than PyBullet holds "
+                    f"reliably ({MAX_HEIGHTFIELD_POINTS}: bodies fall through larger ones); "
+                    "lay it on coarser cells or smaller (simulate() does: sim.run.cover_path)"
+                )
             ox, oy = np.subtract(terrain.origin, HEIGHTFIELD_PAD * terrain.cell)
             shape, position = heightfield(grid, terrain.cell, (ox, oy), client=cid)
         else:
