@@ -18,9 +18,10 @@ above that by up to ``g T^2 / 8`` (T the flight's length), through a stance it s
 it as the legs take the landing and push off.
 
 ``flight_table`` samples one cycle of it; ``Walker`` adds it to the body's height for gaits
-with flight phases and raises swing feet with the body while it is above its landing height
-(``swing_rise``), so that a foot in the air stays within the leg's reach. Gaits with some
-foot down all through the cycle get a table of zeros: their body path is unchanged.
+whose feet are all up for BALLISTIC_FLIGHT of the cycle or more, and raises swing feet with
+the body while it is above its landing height (``swing_rise``), so that a foot in the air
+stays within the leg's reach. Every other gait's body path is unchanged (a gait with some
+foot down all through the cycle would get a table of zeros).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ FLIGHT_TABLE_CACHE = 64  # distinct flight plans remembered (gaits x speeds)
 BALLISTIC_FLIGHT = 0.15  # the flight share of a cycle (``geometry.flight_share``) from which a
 # gait's body flies on this plan; a shorter flight keeps the level body path. Measured on
 # the 159 flight gaits of generated seeds 0-299 (plain and mixed legs, the assist, 10 s
-# flat), plan against level path: flights under 0.1 of the cycle: 70 walk against 74
+# flat), the plan for every flight gait (before the knee floor below) against the level
+# path: flights under 0.1 of the cycle: 70 walk against 74
 # (four walkers of 7-10 mixed legs kneel as the body sinks through the stance), the
 # assist's median force 0.048 of the weight against 0.035; 0.1-0.2: 49 and 49, 0.085 and
 # 0.086; 0.2-0.3: 33 against 32, 0.125 against 0.152 (stop 59)
