@@ -454,7 +454,7 @@ def cmd_walk(args) -> int:
              _biped_tempo_note(entry, summary, getattr(args, "engine", "pybullet")),
              _biped_assist_note(entry, summary, args.body,
                                 getattr(args, "engine", "pybullet")),
-             _flight_note(entry, summary, args.body))  # fmt: skip
+             _flight_note(entry, summary, args.body), _arc_drift_note(summary))  # fmt: skip
     for note in notes:
         if note and not args.quiet:
             print(note, file=sys.stderr)
@@ -649,6 +649,27 @@ def _flight_note(entry, summary, asked: str) -> str | None:
             "is the verdict's 'carried'). A higher duty or phases spread round the cycle "
             "shorten the flight")
     return "note: " + "; ".join(parts) if parts else None
+
+
+def _arc_drift_note(summary) -> str | None:
+    """For a free narrow point-footed walker that ran ahead of its plan on an arc (speed
+    ratio above 1.2 without a fall: its body drifted outward round the circle), what to
+    try (None for every other run)."""
+    from .sim.stance import NARROW_FROM
+
+    ratio = summary.tipping_ratio
+    if (summary.body != "free" or summary.path != "Arc" or summary.fell
+            or not summary.speed_ratio > 1.2 or ratio is None or ratio < NARROW_FROM):
+        return None  # fmt: skip
+    return (
+        f"note: on this arc the body ran {summary.speed_ratio:.2f} times its planned distance "
+        "without falling: it drifted outward round the circle. A body standing "
+        f"{ratio:.1f} times as tall as half its track tracks its path softly sideways, "
+        "which leaves it to the centripetal load; --control side_track_gain=0.5 tracks "
+        "it harder (it walked the second catalog's robot on a 1 m arc, and 2 of 4 "
+        "generated narrow walks that drifted so; the other two fell: docs/gait_fidelity.md, "
+        "stop 59)"
+    )
 
 
 def _narrow_note(summary, entry=None) -> str | None:

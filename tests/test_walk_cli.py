@@ -571,6 +571,25 @@ def test_a_hop_and_a_pronk_are_told_they_fly():
     assert _flight_note(fox, SimpleNamespace(body="free", walked=False), "auto") is None
 
 
+def test_a_narrow_body_that_drifts_out_on_an_arc_is_told_what_to_try():
+    from types import SimpleNamespace
+
+    from gaitsim.cli import _arc_drift_note
+
+    def run(**change):
+        base = dict(body="free", path="Arc", fell=False, speed_ratio=1.36, tipping_ratio=4.9)
+        return SimpleNamespace(**{**base, **change})
+
+    note = _arc_drift_note(run())
+    assert "1.36 times" in note and "side_track_gain=0.5" in note and "4.9 times" in note
+    assert _arc_drift_note(run(speed_ratio=1.1)) is None  # on its plan
+    assert _arc_drift_note(run(path="Straight")) is None
+    assert _arc_drift_note(run(fell=True)) is None
+    assert _arc_drift_note(run(body="assist")) is None
+    assert _arc_drift_note(run(tipping_ratio=3.0)) is None  # wide: tracked in full
+    assert _arc_drift_note(run(tipping_ratio=None)) is None
+
+
 def test_the_narrow_body_note_is_for_point_feet_only():
     """A free biped on soles that fell, standing tall over its track, is not told the
     point-footed rule (whose walkers get the assist by default); a point-footed one is."""
