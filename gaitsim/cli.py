@@ -31,7 +31,8 @@ from .catalog import (
     load_catalog,
     write_error,
 )
-from .geometry import flight_gait
+from .flight import BALLISTIC_FLIGHT
+from .geometry import flight_gait, flight_share
 from .scenario import (
     DEFAULT_ROUGHNESS_M,
     DEFAULT_SIM_HZ,
@@ -612,8 +613,6 @@ def _slope_line_note(summary, entry) -> str | None:
 
 def _flight_why(gait) -> str:
     """Why ``gait`` counts as a flight gait (``geometry.flight_gait``), in words."""
-    from .geometry import flight_share
-
     if gait.duty < 0.5:
         up = flight_share(gait)
         together = f": every foot up together for {up:.0%} of each cycle" if up > 0.0 else ""
@@ -627,9 +626,6 @@ def _flight_note(entry, summary, asked: str) -> str | None:
     the assist by default; and for any flight gait that did not walk, how its body's
     height is planned through the flights and what shortens them (None for every other
     run)."""
-    from .flight import BALLISTIC_FLIGHT
-    from .geometry import flight_share
-
     gait = entry.gait
     if not flight_gait(gait):
         return None
