@@ -403,7 +403,8 @@ def _parse_leg(obj: Any, where: str) -> Leg:
         raise _fail(f"{where}.side", f"must be 'L' or 'R', got {side!r}")
     phase = _number(obj, "phase", where, "a number in [0, 1)")
     if not 0.0 <= phase < 1.0:
-        raise _fail(f"{where}.phase", f"must be in [0, 1), got {phase!r}")
+        raise _fail(f"{where}.phase", f"must be in [0, 1), got {phase!r} (the same phase "
+                                      f"as {phase % 1.0:g}: write that)")
     knee = obj.get("knee")
     if knee not in KNEES:
         raise _fail(f"{where}.knee", f"must be one of up, forward, back, got {knee!r}")
@@ -1076,24 +1077,29 @@ def save_catalog(catalog: Catalog | Entry, path: str | os.PathLike) -> None:
 
 
 def _walk_sequence(gait: Gait) -> str:
-    """``walk (lateral sequence)`` when the next foot down after a hind foot is the fore
-    foot of its own side (most mammals, the fox), ``walk (diagonal sequence)`` when it is
-    the other side's (primates); plain ``walk`` unless each side has one fore (the one
-    further forward) and one hind leg. A leg lands when its place frac(d / cycle + phase)
-    wraps to 0, so a leg whose phase is larger by x lands x of a cycle earlier: the
-    phases are not the landing times (a walk written as if they were comes out in the
-    other sequence)."""
+    """A four-beat gait on a fore and a hind leg a side, named by its footfall order:
+    ``walk (lateral sequence)`` when the next foot down after a hind foot is the fore foot
+    of its own side (most mammals, the fox), ``walk (diagonal sequence)`` when it is the
+    other side's (primates), and a gallop when the two hind feet land one after the other
+    (and so do the fore feet): ``gallop (rotary)`` when the order runs round the body
+    (left hind, right hind, right fore, left fore), ``gallop (transverse)`` when it
+    crosses it (left hind, right hind, left fore, right fore). Plain ``walk`` unless each
+    side has one fore (the one further forward) and one hind leg. A leg lands when its
+    place frac(d / cycle + phase) wraps to 0, so a leg whose phase is larger by x lands x
+    of a cycle earlier: the phases are not the landing times (a walk written as if they
+    were comes out in the other sequence)."""
     left = [leg for leg in gait.legs if leg.side == "L"]
     right = [leg for leg in gait.legs if leg.side == "R"]
     if len(left) != 2 or len(right) != 2:
         return "walk"
-    hind = min(left, key=lambda leg: leg.home[0])
-    # the next leg down after ``hind``: the one that lands the least share of a cycle later
-    nxt = min((leg for leg in gait.legs if leg is not hind),
-              key=lambda leg: (hind.phase - leg.phase) % 1.0)  # fmt: skip
-    if nxt is max(left, key=lambda leg: leg.home[0]):
-        return "walk (lateral sequence)"
-    return "walk (diagonal sequence)" if nxt is max(right, key=lambda leg: leg.home[0]) else "walk"
+    lh, lf = sorted(left, key=lambda leg: leg.home[0])
+    rh, rf = sorted(right, key=lambda leg: leg.home[0])
+    # the footfalls from the left hind on: each leg by how much of a cycle later it lands
+    order = sorted((lf, rh, rf), key=lambda leg: (lh.phase - leg.phase) % 1.0)
+    names = {(lf, rh, rf): "walk (lateral sequence)", (rf, rh, lf): "walk (diagonal sequence)",
+             (rh, rf, lf): "gallop (rotary)", (lf, rf, rh): "gallop (rotary)",
+             (rh, lf, rf): "gallop (transverse)", (rf, lf, rh): "gallop (transverse)"}  # fmt: skip
+    return names[tuple(order)]
 
 
 def leg_array(gait: Gait, attr: str) -> np.ndarray:
@@ -1103,9 +1109,10 @@ def leg_array(gait: Gait, attr: str) -> np.ndarray:
 
 def gait_pattern(gait: Gait) -> str:
     """Name the footfall pattern from the phases: biped, walk, trot, pace, bound, tripod,
-    wave; every leg at one phase, ``hop`` (two legs) or ``pronk`` (more). A four-beat walk
+    wave; every leg at one phase, ``hop`` (two legs) or ``pronk`` (more). A four-beat gait
     on a fore and a hind leg a side is named by its footfall order: ``walk (lateral
-    sequence)`` or ``walk (diagonal sequence)`` (``_walk_sequence``)."""
+    sequence)``, ``walk (diagonal sequence)``, ``gallop (rotary)`` or ``gallop
+    (transverse)`` (``_walk_sequence``)."""
     n = gait.n_legs
     groups: dict[float, list[Leg]] = {}
     for leg in gait.legs:

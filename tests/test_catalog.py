@@ -273,9 +273,19 @@ def test_a_walk_written_with_its_phases_as_landing_times_is_named_diagonal():
      ((0.75, 0, 0.25, 0.5), "walk (lateral sequence)"),
      ((0.25, 0, 0.75, 0.5), "walk (diagonal sequence)"),
      ((0.3, 0, 0.8, 0.5), "walk (diagonal sequence)"),  # fore legs 0.2 after: still
-     ((0.5, 0, 0.25, 0.75), "walk")],  # after the hind left, the hind right: neither
+     # after the hind left the hind right, then the fore legs: a gallop's order, by
+     # hand: hind left 0, hind right (0.75) 0.25 later, fore left (0.5) 0.5 later, fore
+     # right (0.25) 0.75 later: the order crosses the body (transverse)
+     ((0.5, 0, 0.25, 0.75), "gallop (transverse)"),
+     # a greyhound's: fore right 0.7, fore left 0.6, hind left 0.1, hind right 0: the order
+     # runs round the body; the fore legs swapped, it crosses it
+     ((0.6, 0.1, 0.7, 0.0), "gallop (rotary)"), ((0.7, 0.1, 0.6, 0.0), "gallop (transverse)"),
+     # the fore legs first, then the hind legs: hind left 0, fore left (0.9) 0.1 later,
+     # fore right (0.8) 0.2 later, hind right (0.5) 0.5 later: round the body
+     ((0.9, 0, 0.8, 0.5), "gallop (rotary)")],
     ids=["diagonal-pairs", "same-side-pairs", "front-back-pairs", "lateral-walk",
-         "diagonal-walk", "diagonal-walk-0.2", "hind-then-hind"],
+         "diagonal-walk", "diagonal-walk-0.2", "hind-then-hind", "rotary-gallop",
+         "transverse-gallop", "fore-pair-first"],
 )
 def test_gait_pattern_tells_four_legged_pairings_and_sequences_apart(phases, pattern):
     # fox legs: leg_0 fore-left, leg_1 hind-left, leg_2 fore-right, leg_3 hind-right
@@ -685,8 +695,10 @@ RANGES = [
     pytest.param(_gait("lift", -0.001), "fox.gait.lift", ">= 0", id="lift-negative"),
     pytest.param(_gait("clip_speed", 0), "fox.gait.clip_speed", "positive", id="clip-zero"),
     pytest.param(_gait("clip_speed", -1), "fox.gait.clip_speed", "positive", id="clip-negative"),
-    pytest.param(_seg("phase", 1.0), f"{SEG}.phase", "[0, 1)", id="phase-one"),
-    pytest.param(_seg("phase", -0.1), f"{SEG}.phase", "[0, 1)", id="phase-negative"),
+    pytest.param(_seg("phase", 1.0), f"{SEG}.phase", "same phase as 0: write that",
+                 id="phase-one"),
+    pytest.param(_seg("phase", -0.1), f"{SEG}.phase", "same phase as 0.9: write that",
+                 id="phase-negative"),
     pytest.param(_seg("upper", 0), f"{SEG}.upper", "positive", id="upper-zero"),
     pytest.param(_seg("lower", -0.1), f"{SEG}.lower", "positive", id="lower-negative"),
     pytest.param(_gait("mass", 0), "fox.gait.mass", "positive", id="mass-zero"),
