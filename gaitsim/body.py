@@ -96,7 +96,7 @@ class Body:
     def servo_clock(self) -> float:
         """How many times faster per second than the tuned gains its joint servos close
         their errors when it walks free (``geometry.servo_clock``: above 1 only for small
-        walkers on soles; ``sim.run.run_rates`` picks a run's)."""
+        walkers; ``sim.run.run_rates`` picks a run's)."""
         return servo_clock(self.geometry, self.soles is not None)
 
     def rates(self, clock: float = 1.0) -> tuple[float, float]:

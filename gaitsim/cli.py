@@ -204,8 +204,7 @@ def cmd_validate(args) -> int:
         )
     if not args.quiet:
         for e in cat.values():
-            note = _origin_note(e)
-            if note:
+            for note in _body_notes(e):
                 print(f"note: {e.name}: {note}", file=sys.stderr)
     if args.write:
         entries = []
@@ -447,11 +446,10 @@ def cmd_walk(args) -> int:
                 f"\n{entry.name} did not walk: {summary.verdict} ({summary.verdict_reason})"
                 "; exit code 1"
             )
-    origin = _origin_note(entry)
     notes = (_line_balance_note(summary) or _slope_line_note(summary, entry)
              or _support_note(entry, summary),
              _narrow_note(summary, entry), _sequence_note(entry, summary),
-             origin and f"note: {origin}",
+             *(f"note: {note}" for note in _body_notes(entry)),
              _biped_tempo_note(entry, summary, getattr(args, "engine", "pybullet")),
              _biped_assist_note(entry, summary, args.body,
                                 getattr(args, "engine", "pybullet")),
@@ -552,6 +550,14 @@ def _biped_assist_note(entry, summary, asked: str, engine: str) -> str | None:
                f"{FREE_BIPED_TEMPO:g})")  # fmt: skip
     return (f"note: this biped gets --body assist by default because {why}; --body free "
             "runs it on its own feet")
+
+
+def _body_notes(entry) -> list[str]:
+    """Notes on where the body was put: centred over the homes (``_origin_note``), or a
+    catalog body that reaches into the ground (``geometry.body_in_ground``)."""
+    from .geometry import body_in_ground
+
+    return [n for n in (_origin_note(entry), body_in_ground(entry.gait)) if n]
 
 
 def _origin_note(entry) -> str | None:

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .catalog import KNEES, CatalogError, Gait
+from .catalog import KNEES, MIN_LENGTH, CatalogError, Gait
 from .feet import ankle_height
 from .gait import CYCLE_SAMPLES, feet_down
 from .ik import KNEE_UP, LegChain, two_bone
@@ -55,8 +55,19 @@ UP_MAX_SWEEP = math.radians(60.0)  # ... and at least so far from its home that 
 # walker 3's front leg, 0.068 m beside its hip on a 0.2 m stride, swept 111 degrees and
 # landed 3.6 times a stance; the built-in spider_bot's and horn_beetle's legs sweep 51 and
 # 58 degrees and keep their mounts
+UP_BODY_SIDE_MAX = 0.75  # with a catalog ``body``, an 'up' leg's default hip sits at the
+# body's side (between UP_HIP_INSET and this share of its home's sideways offset from the
+# body's centre line): a tortoise written with a 0.25 m wide body and feet 0.17 m out got
+# hips 0.068 m out, its 0.13 m legs stood it 0.03 m high and its 0.12 m deep body lay on
+# the ground; at the body's side they stand it 0.09 m high
 BOB_FRACTION = 0.015  # default bob amplitude as a share of the hip height
 FOOT_RADIUS_FRACTION = 0.12  # default foot radius as a share of the shortest shin
+FOOT_RADIUS_FLOOR, FOOT_RADIUS_CAP = 0.004, 0.03  # ... clipped to these (m)
+FOOT_SHIN_MAX = 0.5  # ... but the floor never makes a foot more than this share of the
+# shortest shin: the second catalog's 7 mm ant (4 mm shins) stood on 4 mm balls, its hips
+# 3.5 mm up, and fell or walked backwards on every ground; on 2 mm feet it walks flat, up
+# 5 deg and over 1 cm bumps. No generated walker has a shin under 8 mm, where this begins
+# (and never below the catalog's least length, MIN_LENGTH)
 BODY_DENSITY = 600.0  # kg/m^3 for the default mass of the body box
 LEG_MASS_SHARE = 0.1  # share of the whole mass in the legs (bones and feet)
 FOOT_MASS_SHARE = 0.1  # share of a leg's mass in its foot
@@ -70,6 +81,11 @@ SOLE_CLOCK_FALL_TIME = 0.2085  # s: the shortest fall time at which the gains of
 # that balance on soles were tuned (the built-in bipeds: the raptor's 0.20858 s, rounded
 # down, and the mechanic's 0.23363 s); a smaller one runs its servos on its own, faster
 # clock (``servo_clock``)
+SPHERE_CLOCK_FALL_TIME = 0.0765  # s: the shortest fall time at which the gains of walkers
+# on sphere feet were tuned (the built-in horn beetle's 0.0766 s, rounded down; the other
+# built-in walkers' 0.092-0.157 s); a smaller walker runs its servos on its own, faster
+# clock (``servo_clock``). A 26 mm-legged mouse (fall time 0.044 s) sagged 15 % of its
+# height on the tuned gains and knelt; on its clock (1.74) it sags 10 % and walks
 CLOCK_GAIN_SLACK = 1.25  # the servo clock raises the per-step gains up to this multiple of
 # the tuned ones; beyond it the control and physics rates double instead
 FOOT_PAD_DAMPING = 1.0  # the pad's damping ratio for that share of the mass (critical)
@@ -105,12 +121,26 @@ class Geometry:
 
 def _default_mount_xy(gait: Gait, leg) -> tuple[float, float]:
     """Hip mount (x, y) in C: above the home for hanging legs; for 'up' legs inset toward
-    the body to UP_HIP_INSET of the home's sideways offset, and moved along the body
+    the body (``_up_mount_y``), and moved along the body
     toward its origin where the stride would sweep the hip yaw too far (``_up_mount_x``)."""
     hx, hy, _ = leg.home
     if leg.knee == "up":
-        return _up_mount_x(gait, hx, hy * (1.0 - UP_HIP_INSET)), hy * UP_HIP_INSET
+        my = _up_mount_y(gait, hy)
+        return _up_mount_x(gait, hx, hy - my), my
     return hx, hy
+
+
+def _up_mount_y(gait: Gait, hy: float) -> float:
+    """An 'up' leg's default hip mount sideways (y, C): UP_HIP_INSET of its home's offset;
+    with a catalog ``body``, out at the body's side if that lies farther out, but at most
+    UP_BODY_SIDE_MAX of the home's offset from the body's centre line."""
+    inset = hy * UP_HIP_INSET
+    if gait.body is None:
+        return inset
+    oy = body_origin(gait)[1]
+    off = hy - oy
+    side = oy + math.copysign(min(0.5 * gait.body[1], UP_BODY_SIDE_MAX * abs(off)), off)
+    return side if abs(side) > abs(inset) else inset
 
 
 def _up_mount_x(gait: Gait, hx: float, side: float) -> float:
@@ -173,14 +203,16 @@ def bone_radii(gait: Gait) -> np.ndarray:
 
 def _sphere_radius(gait: Gait) -> float:
     """The radius (m) of a walker's feet (the catalog's, or FOOT_RADIUS_FRACTION of its
-    shortest shin, 4-30 mm), or for soles the ankle's height over the sole."""
+    shortest shin, 4-30 mm, but never more than FOOT_SHIN_MAX of that shin), or for soles
+    the ankle's height over the sole."""
     ankle = ankle_height(gait)
     if ankle is not None:
         return ankle
     if gait.foot_radius is not None:
         return float(gait.foot_radius)
     min_lower = min(leg.lower for leg in gait.legs)
-    return float(np.clip(FOOT_RADIUS_FRACTION * min_lower, 0.004, 0.03))
+    floor = max(min(FOOT_RADIUS_FLOOR, FOOT_SHIN_MAX * min_lower), MIN_LENGTH)
+    return float(np.clip(FOOT_RADIUS_FRACTION * min_lower, floor, FOOT_RADIUS_CAP))
 
 
 def _lowest_knee(gait: Gait, i: int, hip: float) -> float:
@@ -493,6 +525,27 @@ def geometry(gait: Gait) -> Geometry:
     )
 
 
+def body_in_ground(gait: Gait) -> str | None:
+    """What is wrong with a catalog ``body`` box (centred on the hips' height) that reaches
+    into the ground where the walker stands, and how to fix it; None for every other
+    walker. Such a body touches the ground from the start, and a physics run ends at once
+    with a fall (``body_contact``); ``gaitsim validate`` and ``gaitsim walk`` print this."""
+    if gait.body is None:
+        return None
+    depth, hip = gait.body[2], geometry(gait).hip_height
+    under = hip - 0.5 * depth
+    if under > 0.0:
+        return None
+    reach = max(hip_height_bounds(gait)[2], 0.0)
+    return (
+        f"its body, a box {depth:g} m deep centred on the hips {hip:.4g} m above the feet, "
+        f"reaches {-under * 1000:.1f} mm into the ground (the body frame sits at the hip "
+        f"height{'' if gait.hip_height is not None else ', here the default'}), so it "
+        f"cannot stand; make the body less than {2.0 * hip:.4g} m deep, or set a "
+        f"'hip_height' above {0.5 * depth:.4g} m (the legs reach to {reach:.4g} m)"
+    )
+
+
 def foot_pad(geo: Geometry, n_feet: int | None = None) -> tuple[float, float]:
     """Contact stiffness (N/m) and damping (N s/m) of a foot: a damped pad, not a rigid
     ball. A foot carrying an even share of the weight, m g / n, sinks FOOT_PAD_SINK of its
@@ -541,24 +594,27 @@ def fall_time(geo: Geometry) -> float:
 
 def servo_clock(geo: Geometry, soles: bool = False) -> float:
     """How many times faster (per second) than the tuned gains a walker's joint servos
-    close their errors: 1 for walkers on sphere feet, and for walkers on soles
-    SOLE_CLOCK_FALL_TIME / ``fall_time`` when that is above 1.
+    close their errors: ``reference / fall_time`` where that is above 1, else 1; the
+    reference is SOLE_CLOCK_FALL_TIME for walkers on soles and SPHERE_CLOCK_FALL_TIME for
+    walkers on sphere feet, the smallest fall times the gains were tuned at.
 
     PyBullet's position motor closes a set share of an error per physics step, so a gain
     held per second is a fixed bandwidth whatever the body's size, while a walker k times
-    smaller falls sqrt(k) times faster. Walkers on sphere feet stand on three or more of
-    them and do not mind (their gains were tuned on bodies whose fall times span 0.08-0.16
-    s). A biped balances on its soles by its servos: with the same gains per second the free
-    mechanic walked 10 s at half and twice its size but fell within 1.0-3.4 s at 0.15, 0.2
-    and 0.3 of it, at any control rate (60-240 Hz) or physics rate (240-960 Hz) alike (2 of
-    12 starts walked at 0.15-0.5 of its size). On its own clock (its gains stiffened per
-    second by this factor, its control and physics rates doubled as ``clock_rate_multiple``
-    says) 11 of those 12 walk. The clock is a free body's: the assist holds the body up
-    and level itself, and on it the tuned gains walk the smallest bipeds better (the
-    assisted raptor at 0.05 of its size went off heading on its clock, 4.5)."""
-    if not soles:
-        return 1.0
-    return max(1.0, SOLE_CLOCK_FALL_TIME / fall_time(geo))
+    smaller falls sqrt(k) times faster: under its own weight it gives more, for its size,
+    on the same gains. A biped balances on its soles by its servos: with the same gains
+    per second the free mechanic walked 10 s at half and twice its size but fell within
+    1.0-3.4 s at 0.15, 0.2 and 0.3 of it, at any control rate (60-240 Hz) or physics rate
+    (240-960 Hz) alike (2 of 12 starts walked at 0.15-0.5 of its size). On its own clock
+    (its gains stiffened per second by this factor, its control and physics rates doubled
+    as ``clock_rate_multiple`` says) 11 of those 12 walk. On sphere feet the smallest
+    walkers sag under their weight until their knees take it: the third catalog's mouse
+    (legs of 26 mm, fall time 0.044 s) sank 15 % of its height and its shins carried 0.13
+    of its weight; on its clock it walks. Soles run on their clock only with a free body
+    (``sim.run.run_rates``: the assist holds the body up and level itself, and on it the
+    tuned gains walk the smallest bipeds better; the assisted raptor at 0.05 of its size
+    went off heading on its clock, 4.5); sphere feet on every body."""
+    ref = SOLE_CLOCK_FALL_TIME if soles else SPHERE_CLOCK_FALL_TIME
+    return max(1.0, ref / fall_time(geo))
 
 
 def clock_rate_multiple(clock: float) -> int:

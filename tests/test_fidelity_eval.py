@@ -256,7 +256,8 @@ def test_a_missing_catalog_is_refused_with_exit_2(tmp_path, capsys):
                                                ("sprawled_walkers.json", 7),
                                                ("animal_walkers.json", 6),
                                                ("first_catalog.json", 7),
-                                               ("second_catalog.json", 14)])  # fmt: skip
+                                               ("second_catalog.json", 14),
+                                               ("third_catalog.json", 14)])  # fmt: skip
 def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name, walkers):
     """The hand-written catalogs the README's figures come from stay valid catalogs whose
     every walker passes the kinematic walk test (no stance foot slides, all in reach)."""
@@ -465,3 +466,31 @@ def test_the_second_catalog_names_its_flight_gaits_and_bodies():
     assert flight_share(catalog["pronk"].gait) == pytest.approx(0.3, abs=0.01)
     bodies = {k: default_body(e) for k, e in catalog.items()}
     assert {k for k, b in bodies.items() if b == "assist"} == flying | {"gecko", "tripod3"}
+
+
+def test_the_third_catalog_names_its_gaits_and_bodies():
+    """experiments/third_catalog.json (stop 60), written before running it: the greyhound
+    is a rotary gallop (fore right, fore left, hind left, hind right: round the body) with
+    flight phases; the slow point-footed trots (table_bot, the mouse), whose line stands
+    let a drift grow, and the two bipeds get the assist, the others a free body; the
+    tortoise's hips sit at the sides of the body it was written with."""
+    import numpy as np
+
+    from gaitsim.catalog import gait_pattern, load_catalog
+    from gaitsim.geometry import flight_gait, geometry
+    from gaitsim.sim.run import default_body
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "third_catalog.json"
+    catalog = load_catalog(str(path))
+    patterns = {k: gait_pattern(e.gait) for k, e in catalog.items()}
+    assert patterns["greyhound"] == "gallop (rotary)"
+    assert patterns["camel_pace"] == "pace" and patterns["table_bot"] == "trot"
+    assert patterns["hyena"] == "walk (lateral sequence)"
+    assert patterns["tortoise"] == patterns["dachshund"] == "walk (diagonal sequence)"
+    assert {k for k, e in catalog.items() if flight_gait(e.gait)} == {"greyhound"}
+    bodies = {k: default_body(e) for k, e in catalog.items()}
+    assert {k for k, b in bodies.items() if b == "assist"} == {
+        "greyhound", "table_bot", "mouse", "chicken", "humanoid"}
+    tortoise = geometry(catalog["tortoise"].gait)
+    assert np.abs(tortoise.mounts[:, 1]) == pytest.approx(0.125)  # half the body's width
+

@@ -10,6 +10,7 @@ rate sharpens the contact without stiffening the legs.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from gaitsim.geometry import (
     PAD_SAMPLES,
     PHYSICS_HZ,
     SOLE_CLOCK_FALL_TIME,
+    SPHERE_CLOCK_FALL_TIME,
     clock_rate_multiple,
     control_hz,
     fall_time,
@@ -274,14 +276,18 @@ def test_the_env_and_the_cli_take_the_walker_s_control_rate(capsys):
 
 # ---------------------------------------------------------------------------- servo clock
 def test_the_servo_clock_by_hand():
-    """Walkers on sphere feet keep the tuned gains (clock 1) at any size; walkers on soles
-    run them SOLE_CLOCK_FALL_TIME / fall time faster per second when that is above 1: the
-    built-in bipeds (the raptor's 0.20858 s fall time is the reference, the mechanic's is
-    0.23363 s) 1, the mechanic at a fifth of its size (every length x 0.2: fall time x
-    sqrt(0.2)) 0.2085 / 0.10448 = 1.996, with its rates doubled on it (1.996 / 1.25 = 1.60
-    -> 2: 120 and 480 Hz; on the tuned gains 60 and 480, its soles ringing at 114 Hz),
-    the raptor at 0.15 2.58 (-> 2.07: x 4, 240 and 960 Hz); the mechanic at twice its size
-    stays at 1."""
+    """Walkers on sphere feet run the tuned gains SPHERE_CLOCK_FALL_TIME / fall time faster per
+    second when that is above 1: the built-in ones keep 1 (the horn beetle's 0.0766 s is
+    the reference), the fox at a tenth of its size (standing 0.019 m, on feet held at their
+    4 mm floor: fall time 0.0440 s) 0.0765 / 0.0440 = 1.74, its rates doubled (120 / 480
+    Hz; 1.74 / 1.25 = 1.39 -> 2), the third catalog's mouse (legs of 26 mm, standing 0.0193
+    m) 1.72. Walkers on soles run them SOLE_CLOCK_FALL_TIME / fall time faster per second
+    when that is above 1: the built-in bipeds (the raptor's 0.20858 s fall time is the
+    reference, the mechanic's is 0.23363 s) 1, the mechanic at a fifth of its size (every
+    length x 0.2: fall time x sqrt(0.2)) 0.2085 / 0.10448 = 1.996, with its rates doubled
+    on it (1.996 / 1.25 = 1.60 -> 2: 120 and 480 Hz; on the tuned gains 60 and 480, its
+    soles ringing at 114 Hz), the raptor at 0.15 2.58 (-> 2.07: x 4, 240 and 960 Hz); the
+    mechanic at twice its size stays at 1."""
     from gaitsim.walker import resolve_entry
 
     mechanic = resolve_entry("mechanic")
@@ -289,7 +295,19 @@ def test_the_servo_clock_by_hand():
     for name in BUILT_IN:
         body = compile_body(name)
         assert (body.servo_clock, body.control_hz, body.sim_hz) == (1.0, 60.0, 240.0), name
-    assert compile_body(scaled_entry(resolve_entry("fox"), 0.1)).servo_clock == 1.0
+    assert SPHERE_CLOCK_FALL_TIME == 0.0765
+    assert fall_time(compile_body("horn_beetle").geometry) > SPHERE_CLOCK_FALL_TIME
+    fox = compile_body(scaled_entry(resolve_entry("fox"), 0.1))
+    h = fox.geometry.standing_height  # its hips 0.015 m up on 4 mm feet (the feet's floor)
+    assert h == pytest.approx(0.019, abs=1e-4)
+    assert fox.servo_clock == pytest.approx(0.0765 / math.sqrt(h / 9.81), rel=1e-9)
+    assert fox.servo_clock == pytest.approx(1.738, abs=0.001)
+    assert fox.rates(fox.servo_clock) == (120.0, 480.0)
+    from gaitsim.catalog import load_catalog
+
+    third = Path(__file__).resolve().parents[1] / "experiments" / "third_catalog.json"
+    mouse = compile_body(load_catalog(str(third))["mouse"])
+    assert mouse.servo_clock == pytest.approx(1.723, abs=0.001)  # standing 0.0193 m
     fifth = compile_body(scaled_entry(mechanic, 0.2))
     assert fifth.servo_clock == pytest.approx(0.2085 / (0.23363 * math.sqrt(0.2)), rel=1e-4)
     assert fifth.rates(fifth.servo_clock) == (120.0, 480.0)
@@ -335,7 +353,8 @@ def test_at_its_own_rates_a_body_s_servos_run_on_its_clock(seed, k):
     times the tuned ones (PHYSICS_HZ x kp)."""
     body = compile_body(scaled_entry(random_entry(seed), k))
     clock = body.servo_clock
-    assert clock >= 1.0 and (clock == 1.0 or body.soles is not None)
+    ref = SOLE_CLOCK_FALL_TIME if body.soles is not None else SPHERE_CLOCK_FALL_TIME
+    assert clock == max(1.0, ref / fall_time(body.geometry))
     sim_hz = body.rates(clock)[1]
     factor = gain_scale(1.0 / sim_hz, clock)
     assert factor <= CLOCK_GAIN_SLACK + 1e-9

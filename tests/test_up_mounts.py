@@ -151,3 +151,71 @@ def _walk_free(seed: int) -> tuple[dict, float]:
     entry = irregular_entry(seed)
     s = simulate(entry, seconds=10.0, config=ControlConfig(body="free")).summary
     return s, entry.gait.duty
+
+
+TORTOISE = {
+    "stride": 0.06, "duty": 0.85, "lift": 0.015, "clip_speed": 0.04, "mass": 8,
+    "body": [0.35, 0.25, 0.12],
+    "segments": [
+        {"name": n, "side": s, "phase": p, "knee": "up", "upper": 0.06, "lower": 0.07,
+         "home": [x, 0, z]}
+        for n, s, p, x, z in (("lf", "L", 0.0, 0.17, 0.12), ("rh", "R", 0.25, -0.17, -0.12),
+                              ("rf", "R", 0.5, -0.17, 0.12), ("lh", "L", 0.75, 0.17, -0.12))
+    ],
+}  # fmt: skip
+
+
+def _gait_of(obj: dict):
+    from gaitsim.catalog import parse_gait
+
+    return parse_gait(obj)
+
+
+def test_a_catalog_body_puts_up_hips_at_its_side():
+    """A tortoise written with a 0.25 m wide body and its feet 0.17 m out (third catalog,
+    stop 60): its hips go to the body's side, 0.125 m out, not to UP_HIP_INSET of 0.17 m
+    (0.068 m), so its 0.13 m legs stand it higher than its 0.12 m deep body's half depth.
+    Without a body the same legs keep the inset; a body wider than UP_BODY_SIDE_MAX of
+    the feet's offset puts the hips there, not out over the feet."""
+    from gaitsim.geometry import UP_BODY_SIDE_MAX
+
+    gait = _gait_of(TORTOISE)
+    for leg in gait.legs:
+        assert _default_mount_xy(gait, leg)[1] == pytest.approx(math.copysign(0.125, leg.home[1]))
+    geo = geometry(gait)
+    assert geo.hip_height - geo.bob - 0.5 * geo.body[2] > 0.01  # it clears the ground
+    bare = _gait_of({k: v for k, v in TORTOISE.items() if k != "body"})
+    for leg in bare.legs:
+        assert _default_mount_xy(bare, leg)[1] == pytest.approx(leg.home[1] * UP_HIP_INSET)
+    wide = _gait_of({**TORTOISE, "body": [0.35, 0.5, 0.05]})
+    for leg in wide.legs:
+        assert _default_mount_xy(wide, leg)[1] == pytest.approx(leg.home[1] * UP_BODY_SIDE_MAX)
+
+
+def test_a_catalog_body_that_reaches_into_the_ground_is_named(tmp_path, capsys):
+    """A body 0.2 m deep centred on hips about 0.084 m up reaches into the ground. The
+    catalog still loads and validates (whatever loads can be validated, turned into a
+    URDF and run: tests/test_bounds.py), but ``geometry.body_in_ground`` says what is wrong
+    (how deep the body may be, the hip height that would hold it), ``gaitsim validate``
+    prints it as a note and ``gaitsim walk`` prints it beside the fall it causes
+    (``body_contact`` at once); a body that clears the ground gets no note."""
+    import json
+
+    from gaitsim.cli import main
+    from gaitsim.geometry import body_in_ground
+
+    deep = _gait_of({**TORTOISE, "body": [0.35, 0.25, 0.2]})
+    msg = body_in_ground(deep)
+    hip = geometry(deep).hip_height
+    assert msg.startswith("its body, a box 0.2 m deep") and "into the ground" in msg, msg
+    assert f"{(0.1 - hip) * 1000:.1f} mm into the ground" in msg, msg
+    assert f"less than {2 * hip:.4g} m deep" in msg and "'hip_height' above 0.1 m" in msg
+    assert body_in_ground(_gait_of(TORTOISE)) is None
+    assert body_in_ground(_gait_of({k: v for k, v in TORTOISE.items() if k != "body"})) is None
+    path = tmp_path / "tortoise.json"
+    path.write_text(json.dumps({"tortoise": {"gait": {**TORTOISE, "body": [0.35, 0.25, 0.2]}}}))
+    assert main(["validate", "--catalog", str(path)]) == 0
+    assert f"note: tortoise: {msg}" in capsys.readouterr().err
+    assert main(["walk", "tortoise", "--catalog", str(path), "--seconds", "0.5"]) == 1
+    out = capsys.readouterr()
+    assert "body_contact" in out.out and msg in out.err + out.out

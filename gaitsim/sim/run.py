@@ -406,11 +406,12 @@ def run_rates(body, mode: str, servo_clock: float | None = None,
               control_hz: float | None = None, sim_hz: float | None = None):  # fmt: skip
     """A run's servo clock, control rate and physics rate (Hz) for ``body`` (a Body) in body
     mode ``mode``: each as given, or by default the body's own servo clock for a free body
-    and 1 (the tuned gains) with the assist or the kinematic body, which hold the body up
-    and level themselves (``geometry.servo_clock``), and the body's rates on that clock
+    or one on sphere feet, and 1 (the tuned gains) for soles with the assist or the
+    kinematic body, which hold the body up and level themselves (``geometry.servo_clock``),
+    and the body's rates on that clock
     (``Body.rates``)."""
     if servo_clock is None:
-        servo_clock = body.servo_clock if mode == "free" else 1.0
+        servo_clock = body.servo_clock if mode == "free" or body.soles is None else 1.0
     own_control, own_sim = body.rates(servo_clock)
     return (float(servo_clock), own_control if control_hz is None else control_hz,
             own_sim if sim_hz is None else sim_hz)  # fmt: skip
