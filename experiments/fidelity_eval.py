@@ -269,6 +269,14 @@ def with_pattern(names: list[str], pattern: str) -> list[str]:
     return [n for n in names if gait_pattern(walker_of(n).gait) == want]
 
 
+def with_fall_time_under(names: list[str], limit: float) -> list[str]:
+    """The walkers among ``names`` whose fall time (``geometry.fall_time``) is under
+    ``limit`` seconds."""
+    from gaitsim.geometry import fall_time, geometry
+
+    return [n for n in names if fall_time(geometry(walker_of(n).gait)) < limit]
+
+
 def breakdown(results, met: list[bool]) -> list[str]:
     """Runs within every bound (``met``, per run) by footfall pattern
     (``catalog.gait_pattern``: a four-beat walk by its sequence) and by standing height
@@ -401,6 +409,14 @@ def main(argv=None) -> int:
         "biped, 'walk (lateral sequence)', ...)",
     )
     ap.add_argument(
+        "--fall-time-under",
+        metavar="S",
+        type=float,
+        help="run only the sample's walkers whose fall time (gaitsim.geometry.fall_time: "
+        "sqrt(standing height / g)) is under S seconds: the small ones (stop 60: 0.0765, "
+        "the sphere-footed servo clock's reference)",
+    )
+    ap.add_argument(
         "--no-built-in",
         action="store_true",
         help="leave out the four built-in walkers (generated ones only)",
@@ -448,6 +464,8 @@ def main(argv=None) -> int:
         names += mine
     if args.pattern is not None:
         names = with_pattern(names, args.pattern)
+    if args.fall_time_under is not None:
+        names = with_fall_time_under(names, args.fall_time_under)
     if not names:
         want = "four or more legs without flight phases" + (
             f" and the pattern {args.pattern!r}" if args.pattern is not None else "")

@@ -17,7 +17,7 @@ import re
 import stat
 import tempfile
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -412,8 +412,9 @@ def _parse_leg(obj: Any, where: str) -> Leg:
     lower = _length(obj, "lower", where)
     home = _vector(obj, "home", where)
     side_sign = 1.0 if side == "L" else -1.0
-    if home[1] * side_sign <= 0:
-        want = "x > 0 (left)" if side == "L" else "x < 0 (right)"
+    if home[1] * side_sign < 0:  # a foot on the midline (x = 0: a tail) may be either
+        want = ("x >= 0 (left, or 0 on the midline)" if side == "L"
+                else "x <= 0 (right, or 0 on the midline)")  # fmt: skip
         raise _fail(
             f"{where}.home",
             f"side is {side!r} but home x is {rep103_to_gaitkit(home)[0]!r}; "
@@ -528,6 +529,7 @@ def parse_gait(obj: Any, where: str = "gait") -> Gait:
             )
         seen[leg.name] = i
     _check_feet(legs, where)
+    legs = on_foot_plane(legs)
     opt: dict[str, Any] = {}
     for key in ("hip_height", "foot_radius"):
         if key in obj:
@@ -558,6 +560,22 @@ def parse_gait(obj: Any, where: str = "gait") -> Gait:
         opt["upper_body"] = _parse_upper_body(obj["upper_body"], f"{where}.upper_body")
     extra = {k: v for k, v in obj.items() if k not in _GAIT_FIELDS and k not in GAIT_EXTRA_KEYS}
     return Gait(stride, duty, lift, clip_speed, legs, extra=_freeze(extra), **opt)
+
+
+def on_foot_plane(legs: tuple[Leg, ...]) -> tuple[Leg, ...]:
+    """``legs`` with a height shared by every home taken off (homes and hips alike): the
+    catalog frame's origin lies on the foot plane, and a height common to every foot (a
+    user who wrote the feet 0.2 m below the body, y = -0.2) only places that frame.
+    Gaitkit reads a home's x and z and ignores its y, so such a file walks there as if
+    every y were 0; so it does here (it fell through the ground at 0.2 m before stop 60).
+    Homes at different heights are kept as given."""
+    zs = {leg.home[2] for leg in legs}
+    if len(zs) != 1 or (z := zs.pop()) == 0.0:
+        return legs
+    return tuple(replace(
+        leg, home=(leg.home[0], leg.home[1], 0.0),
+        hip=None if leg.hip is None else (leg.hip[0], leg.hip[1], leg.hip[2] - z))
+        for leg in legs)  # fmt: skip
 
 
 def _parse_upper_value(obj: Mapping[str, Any], key: str, kind: str, where: str) -> Any:

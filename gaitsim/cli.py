@@ -553,11 +553,13 @@ def _biped_assist_note(entry, summary, asked: str, engine: str) -> str | None:
 
 
 def _body_notes(entry) -> list[str]:
-    """Notes on where the body was put: centred over the homes (``_origin_note``), or a
-    catalog body that reaches into the ground (``geometry.body_in_ground``)."""
-    from .geometry import body_in_ground
+    """Notes on where the body was put: centred over the homes (``_origin_note``), a
+    catalog body that reaches into the ground (``geometry.body_in_ground``), a catalog hip
+    height that kneels (``geometry.knees_on_ground``)."""
+    from .geometry import body_in_ground, knees_on_ground
 
-    return [n for n in (_origin_note(entry), body_in_ground(entry.gait)) if n]
+    notes = (_origin_note(entry), body_in_ground(entry.gait), knees_on_ground(entry.gait))
+    return [n for n in notes if n]
 
 
 def _origin_note(entry) -> str | None:

@@ -67,9 +67,11 @@ class FootPlanner:
     of the current or last swing).
     """
 
-    def __init__(self, walker: Walker, steering: Steering | None = None):
+    def __init__(self, walker: Walker, steering: Steering | None = None,
+                 lift: float | None = None):  # fmt: skip
         self.walker = walker
         self.gait = walker.gait
+        self.lift = self.gait.lift if lift is None else float(lift)  # the swing's peak (m)
         self.steering = steering if steering is not None else Steering()
         self.n_legs = self.gait.n_legs
         self.duty = self.gait.duty
@@ -163,7 +165,7 @@ class FootPlanner:
         z = a[2] + sig * (b[2] - a[2])
         if self._uneven and 0.0 < u < 1.0:  # lift over the ground under the foot, not the chord
             z = max(z, self.rest_z(i, x, y))
-        return (x, y, z + self.gait.lift * lift_scale * arc + rise)
+        return (x, y, z + self.lift * lift_scale * arc + rise)
 
     # ------------------------------------------------------------------ state
     def reset(self, s0: float) -> None:

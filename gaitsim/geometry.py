@@ -88,6 +88,7 @@ SPHERE_CLOCK_FALL_TIME = 0.0765  # s: the shortest fall time at which the gains 
 # height on the tuned gains and knelt; on its clock (1.74) it sags 10 % and walks
 CLOCK_GAIN_SLACK = 1.25  # the servo clock raises the per-step gains up to this multiple of
 # the tuned ones; beyond it the control and physics rates double instead
+SWING_LIFT_FLOOR = 0.5  # a swing foot in physics lifts at least this share of its radius
 FOOT_PAD_DAMPING = 1.0  # the pad's damping ratio for that share of the mass (critical)
 
 
@@ -544,6 +545,36 @@ def body_in_ground(gait: Gait) -> str | None:
         f"cannot stand; make the body less than {2.0 * hip:.4g} m deep, or set a "
         f"'hip_height' above {0.5 * depth:.4g} m (the legs reach to {reach:.4g} m)"
     )
+
+
+def knees_on_ground(gait: Gait) -> str | None:
+    """What is wrong with a catalog ``hip_height`` below ``knee_height_floor`` (a stance
+    knee meets the ground: in physics the walker kneels, its shins carrying weight), and
+    how to fix it; None for every other walker. ``gaitsim validate`` and ``gaitsim walk``
+    print it."""
+    if gait.hip_height is None:
+        return None
+    floor = knee_height_floor(gait)
+    if gait.hip_height >= floor:
+        return None
+    highest = hip_height_bounds(gait)[2]
+    fix = (f"raise 'hip_height' to at least {floor:.4g} m (the legs reach to "
+           f"{highest:.4g} m)" if highest >= floor else "lengthen the shins")
+    try:
+        fix += f", or leave 'hip_height' out for the default ({default_hip_height(gait):.4g} m)"
+    except CatalogError:  # no default height serves this gait
+        pass
+    return (f"its hip_height {gait.hip_height:g} m puts its stance knees on the ground "
+            f"(they clear it from {floor:.4g} m), so it will kneel; {fix}")
+
+
+def physics_lift(gait: Gait, geo: Geometry) -> float:
+    """The swing's peak height (m) in physics: the catalog's lift, but at least
+    SWING_LIFT_FLOOR of the foot's radius (of the ankle's height on soles). A gait may
+    shuffle with a lift of 0, as a clip can; a foot in physics drags on the ground then
+    (a hexapod written with lift 0: 1.9 landings a stance, fell; lifted 5 mm, half its
+    foot's radius, it walks)."""
+    return max(gait.lift, SWING_LIFT_FLOOR * geo.foot_radius)
 
 
 def foot_pad(geo: Geometry, n_feet: int | None = None) -> tuple[float, float]:

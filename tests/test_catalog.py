@@ -746,16 +746,24 @@ def test_zero_legs():
     [
         (0, [-0.048, 0, 0.155], "L"),
         (2, [0.048, 0, 0.155], "R"),
-        (0, [0, 0, 0.155], "L"),
-        (2, [0, 0, 0.155], "R"),
     ],
-    ids=["L-with-x-negative", "R-with-x-positive", "L-with-x-zero", "R-with-x-zero"],
+    ids=["L-with-x-negative", "R-with-x-positive"],
 )
 def test_home_on_the_wrong_side(index, home, side):
     obj = fox_catalog()
     _set(("fox", "gait", "segments", index, "home"), home)(obj)
-    want = "x > 0" if side == "L" else "x < 0"
+    want = "x >= 0" if side == "L" else "x <= 0"
     check_error(obj, f"fox.gait.segments[{index}].home", f"side is '{side}'", want)
+
+
+@pytest.mark.parametrize(("index", "side"), [(0, "L"), (2, "R")])
+def test_a_home_on_the_midline_loads_on_either_side(index, side):
+    """A foot at Gaitkit x = 0 (a tail, a centre leg) belongs to neither side: it loads
+    under either label (stop 60: it was refused under both)."""
+    obj = fox_catalog()
+    _set(("fox", "gait", "segments", index, "home"), [0, 0, 0.155])(obj)
+    leg = gaitsim.catalog.parse_catalog(obj)["fox"].gait.legs[index]
+    assert leg.side == side and leg.home[1] == 0.0
 
 
 def test_hip_on_the_wrong_side():
@@ -981,7 +989,7 @@ def check_valid(cat: Catalog) -> None:
             assert math.isfinite(leg.upper) and leg.upper > 0
             assert math.isfinite(leg.lower) and leg.lower > 0
             assert len(leg.home) == 3 and all(math.isfinite(c) for c in leg.home)
-            assert leg.home[1] * leg.side_sign > 0
+            assert leg.home[1] * leg.side_sign >= 0  # (0: on the midline, either side)
         assert isinstance(gait_pattern(gait), str)
 
 

@@ -257,7 +257,8 @@ def test_a_missing_catalog_is_refused_with_exit_2(tmp_path, capsys):
                                                ("animal_walkers.json", 6),
                                                ("first_catalog.json", 7),
                                                ("second_catalog.json", 14),
-                                               ("third_catalog.json", 14)])  # fmt: skip
+                                               ("third_catalog.json", 14),
+                                               ("fourth_catalog.json", 14)])  # fmt: skip
 def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name, walkers):
     """The hand-written catalogs the README's figures come from stay valid catalogs whose
     every walker passes the kinematic walk test (no stance foot slides, all in reach)."""
@@ -494,3 +495,16 @@ def test_the_third_catalog_names_its_gaits_and_bodies():
     tortoise = geometry(catalog["tortoise"].gait)
     assert np.abs(tortoise.mounts[:, 1]) == pytest.approx(0.125)  # half the body's width
 
+
+
+def test_fall_time_under_keeps_the_small_walkers():
+    """``--fall-time-under S`` keeps the walkers whose fall time is under S: of the
+    built-in walkers, the horn beetle (0.0766 s) under 0.08, none under 0.0765; of the
+    every-kind seeds 0-1099, 91 under 0.0765 (stop 60's small sample)."""
+    from gaitsim.geometry import fall_time, geometry
+
+    assert fe.with_fall_time_under(list(fe.BUILT_IN), 0.08) == ["horn_beetle"]
+    assert fe.with_fall_time_under(list(fe.BUILT_IN), 0.0765) == []
+    small = fe.with_fall_time_under([f"any{s}" for s in range(1100)], 0.0765)
+    assert len(small) == 91
+    assert all(fall_time(geometry(fe.walker_of(n).gait)) < 0.0765 for n in small)
