@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -35,7 +36,14 @@ from .feet import (
     soles,
 )
 from .gait import SWING_PROFILES, cycle_position, smoothstep, swing_height
-from .geometry import Geometry, flight_share, geometry, knee_height_floor, sink_room
+from .geometry import (
+    GRAVITY,
+    Geometry,
+    flight_share,
+    geometry,
+    knee_height_floor,
+    sink_room,
+)
 from .ik import leg_ik
 from .path import Straight
 from .terrain import Flat, Slope, smooth_gradient
@@ -163,6 +171,32 @@ def _rot2(heading, v):
     return np.stack([c * v[..., 0] - s * v[..., 1], s * v[..., 0] + c * v[..., 1]], axis=-1)
 
 
+BOB_SAMPLES = 720  # points of a cycle at which ``bob_fall_per_metre`` samples the bob
+
+
+def bob_shape(load, gait: Gait):
+    """The bob per metre of amplitude, given the stance legs' summed load
+    (``sum sin^2(pi s)``): highest when the stance legs are mid-stance, mean zero."""
+    return load / (0.5 * gait.duty * gait.n_legs) - 1.0
+
+
+@lru_cache(maxsize=256)
+def bob_fall_per_metre(gait: Gait) -> float:
+    """The bob's fastest downward acceleration (m/s^2) per metre of its amplitude, over a
+    cycle at the gait's own speed (at any speed scale the cycle takes as long). A bob
+    whose fall outruns gravity leaves the feet unloaded: the fourth catalog's 4 cm bob at
+    three steps a second asked 0.84 g and landed about twice a stance in physics; at 2 cm
+    (0.42 g) it walks. Positive; at least a tiny number for a bob that never falls."""
+    cyc = gait.stride / gait.duty
+    dt = cyc / gait.clip_speed / BOB_SAMPLES
+    t = cycle_position(gait, np.arange(BOB_SAMPLES) / BOB_SAMPLES * cyc)
+    stance = t < gait.duty
+    s = np.where(stance, t / gait.duty, 0.0)
+    z = bob_shape(np.sum(np.where(stance, np.sin(np.pi * s) ** 2, 0.0), axis=-1), gait)
+    accel = (np.roll(z, -1) - 2.0 * z + np.roll(z, 1)) / (dt * dt)
+    return max(float(-accel.min()), 1e-12)
+
+
 class Walker:
     """A walker on a terrain along a path; ``pose_at(distance)`` is its whole state."""
 
@@ -181,6 +215,7 @@ class Walker:
         arms: str = "swing",
         twist: bool = True,
         gaze: str = "stabilised",
+        bob_accel: float | None = None,
     ):
         self.entry = resolve_entry(entry)
         self.gait = self.entry.gait
@@ -223,6 +258,11 @@ class Walker:
         # other gait's body path is unchanged
         self.flies = flight_share(self.gait) >= flight.BALLISTIC_FLIGHT
         self._flight_table = None
+        if bob_accel is not None and not (math.isfinite(bob_accel) and bob_accel > 0):
+            raise ValueError(f"bob_accel must be a positive share of g, got {bob_accel!r}")
+        self.bob = self.geometry.bob  # the bob's amplitude (m): the catalog's, unless its
+        if bob_accel is not None:  # fall outruns ``bob_accel`` g (``bob_fall_per_metre``)
+            self.bob = min(self.bob, bob_accel * GRAVITY / bob_fall_per_metre(self.gait))
 
     @property
     def key(self) -> tuple:
@@ -241,6 +281,7 @@ class Walker:
             self.arms,
             self.twist,
             self.gaze,
+            self.bob,
         )
 
     # ------------------------------------------------------------------ gait quantities
@@ -452,7 +493,7 @@ class Walker:
         """Vertical bob: highest when stance legs are mid-stance, mean zero over a cycle."""
         g = self.gait
         load = np.sum(np.where(stance, np.sin(np.pi * s) ** 2, 0.0), axis=-1)
-        return self.geometry.bob * (load / (0.5 * g.duty * g.n_legs) - 1.0)
+        return self.bob * bob_shape(load, g)
 
     # ------------------------------------------------------------------ the pose
     def _body(self, d, xy, stance, s):

@@ -97,11 +97,43 @@ def test_a_hip_height_that_kneels_is_named(tmp_path, capsys):
     assert f"note: crouched: {msg}" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("walker", ["low_homes", "shuffler", "pentapod"])
+def test_the_bob_s_fall_by_hand():
+    """Two legs at phases 0 and 0.5, duty 0.5: one leg is always in stance, so the bob per
+    metre is 2 sin^2(pi s) - 1 = -cos(4 pi t / T) over a cycle of T = stride / duty /
+    clip_speed = 0.2 / 0.5 / 0.5 = 0.8 s, and it falls fastest at its top, (4 pi / T)^2 =
+    246.74 m/s^2 per metre. A Walker's ``bob_accel`` caps the amplitude there: the fourth
+    catalog's bouncy walker (a 4 cm bob asking 0.84 g) gets 0.5 / 0.84 of it; physics runs
+    cap at ``BOB_ACCEL`` (0.5 g) unless told otherwise; the fox's bob is untouched."""
+    from gaitsim.geometry import GRAVITY
+    from gaitsim.sim.run import BOB_ACCEL, physics_walker_options
+    from gaitsim.walker import Walker, bob_fall_per_metre
+
+    legs = [{"name": n, "side": sd, "phase": p, "knee": "back", "upper": 0.3, "lower": 0.3,
+             "home": [x, 0, 0]} for n, sd, p, x in (("l", "L", 0.0, 0.1), ("r", "R", 0.5, -0.1))]
+    biped = parse_gait({"stride": 0.2, "duty": 0.5, "lift": 0.05, "clip_speed": 0.5,
+                        "segments": legs})  # fmt: skip
+    assert bob_fall_per_metre(biped) == pytest.approx((4 * 3.141592653589793 / 0.8) ** 2,
+                                                      rel=1e-4)  # fmt: skip
+    bouncy = load_catalog(str(FOURTH))["bouncy"]
+    per_m = bob_fall_per_metre(bouncy.gait)
+    assert 0.04 * per_m / GRAVITY == pytest.approx(0.84, abs=0.01)
+    assert Walker(bouncy).bob == 0.04
+    capped = Walker(bouncy, bob_accel=0.5)
+    assert capped.bob == pytest.approx(0.5 * GRAVITY / per_m) and capped.key != Walker(bouncy).key
+    assert BOB_ACCEL == 0.5 and physics_walker_options()["bob_accel"] == 0.5
+    assert physics_walker_options({"bob_accel": None})["bob_accel"] is None
+    fox = Walker("fox", bob_accel=0.5)
+    assert fox.bob == fox.geometry.bob
+    with pytest.raises(ValueError, match="bob_accel"):
+        Walker("fox", bob_accel=0.0)
+
+
+@pytest.mark.parametrize("walker", ["low_homes", "shuffler", "pentapod", "bouncy"])
 def test_the_fourth_catalog_s_slips_walk(walker):
     """10 s flat, on the default body: feet written 0.2 m below the body (fell through
     the ground at once, speed ratio 4.8), a lift of 0 (dragged its feet, 1.9 landings a
-    stance, fell) and five legs with a tail on the midline (refused by the catalog) walk
+    stance, fell), five legs with a tail on the midline (refused by the catalog) and a 4
+    cm bob at three steps a second (1.9 landings a stance: its fall asked 0.84 g) walk
     within the gait-fidelity bounds: every leg's duty within 0.08 of the catalog's, at
     most 1.2 landings a stance."""
     from gaitsim.sim.controller import ControlConfig
