@@ -59,7 +59,7 @@ UP_BODY_SIDE_MAX = 0.75  # with a catalog ``body``, an 'up' leg's default hip si
 # body's side (between UP_HIP_INSET and this share of its home's sideways offset from the
 # body's centre line): a tortoise written with a 0.25 m wide body and feet 0.17 m out got
 # hips 0.068 m out, its 0.13 m legs stood it 0.03 m high and its 0.12 m deep body lay on
-# the ground; at the body's side they stand it 0.09 m high
+# the ground; at the body's side they stand it 0.084 m high
 BOB_FRACTION = 0.015  # default bob amplitude as a share of the hip height
 FOOT_RADIUS_FRACTION = 0.12  # default foot radius as a share of the shortest shin
 FOOT_RADIUS_FLOOR, FOOT_RADIUS_CAP = 0.004, 0.03  # ... clipped to these (m)
@@ -85,7 +85,7 @@ SPHERE_CLOCK_FALL_TIME = 0.0765  # s: the shortest fall time at which the gains 
 # on sphere feet were tuned (the built-in horn beetle's 0.0766 s, rounded down; the other
 # built-in walkers' 0.092-0.157 s); a smaller walker runs its servos on its own, faster
 # clock (``servo_clock``). A 26 mm-legged mouse (fall time 0.044 s) sagged 15 % of its
-# height on the tuned gains and knelt; on its clock (1.74) it sags 10 % and walks
+# height on the tuned gains and knelt; on its clock (1.72) it sags 10 % and walks
 CLOCK_GAIN_SLACK = 1.25  # the servo clock raises the per-step gains up to this multiple of
 # the tuned ones; beyond it the control and physics rates double instead
 SWING_LIFT_FLOOR = 0.5  # a swing foot in physics lifts at least this share of its radius
