@@ -190,6 +190,9 @@ def misses(name: str, cond: str, s: dict, duty: float, verdict: bool = False) ->
     if verdict:
         return [] if s["verdict"] == "walked" else [f"verdict {s['verdict']}"]
     out = []
+    if s.get("contact_cycles") == 0 and not s["fell"]:  # its contact figures span start-up
+        out.append("fewer than two gait cycles in the run: contact figures not measured "
+                   "over a whole cycle (raise --seconds)")
     td = s["touchdowns_per_stance"]
     if td is None:  # a run that fell before any planned stance ended has none measured
         td = math.nan

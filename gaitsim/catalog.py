@@ -1127,7 +1127,7 @@ def leg_array(gait: Gait, attr: str) -> np.ndarray:
 
 def gait_pattern(gait: Gait) -> str:
     """Name the footfall pattern from the phases: biped, walk, trot, pace, bound, tripod,
-    wave; every leg at one phase, ``hop`` (two legs) or ``pronk`` (more). A four-beat gait
+    wave; every leg at one phase, ``hop`` (one or two legs) or ``pronk`` (more). A four-beat gait
     on a fore and a hind leg a side is named by its footfall order: ``walk (lateral
     sequence)``, ``walk (diagonal sequence)``, ``gallop (rotary)`` or ``gallop
     (transverse)`` (``_walk_sequence``)."""
@@ -1135,8 +1135,8 @@ def gait_pattern(gait: Gait) -> str:
     groups: dict[float, list[Leg]] = {}
     for leg in gait.legs:
         groups.setdefault(round(leg.phase, 6), []).append(leg)
-    if len(groups) == 1 and n > 1:  # every foot lands and lifts together
-        return "hop" if n == 2 else "pronk"
+    if len(groups) == 1:  # every foot lands and lifts together (one leg: it must hop)
+        return "hop" if n <= 2 else "pronk"
     if n == 2:
         return "biped"
     if n == 4 and len(groups) == 2:

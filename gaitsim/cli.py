@@ -453,7 +453,8 @@ def cmd_walk(args) -> int:
              _biped_tempo_note(entry, summary, getattr(args, "engine", "pybullet")),
              _biped_assist_note(entry, summary, args.body,
                                 getattr(args, "engine", "pybullet")),
-             _flight_note(entry, summary, args.body), _arc_drift_note(summary))  # fmt: skip
+             _flight_note(entry, summary, args.body), _arc_drift_note(summary),
+             _short_run_note(summary, entry))  # fmt: skip
     for note in notes:
         if note and not args.quiet:
             print(note, file=sys.stderr)
@@ -653,6 +654,22 @@ def _flight_note(entry, summary, asked: str) -> str | None:
             "is the verdict's 'carried'). A higher duty or phases spread round the cycle "
             "shorten the flight")
     return "note: " + "; ".join(parts) if parts else None
+
+
+def _short_run_note(summary, entry) -> str | None:
+    """For a run too short to hold two gait cycles (``contact_cycles`` 0): its duty,
+    landings and contact timing span the whole run, start-up and part cycles included, and
+    how long a run would measure them over a whole cycle (None for every other run)."""
+    if summary.contact_cycles != 0 or summary.fell:
+        return None
+    gait = entry.gait
+    period = gait.stride / gait.duty / gait.clip_speed  # s a cycle at any speed scale
+    return (
+        f"note: this run covered {summary.simulated_s / period:.2f} gait cycles of "
+        f"{period:.3g} s; duty, landings and contact timing are measured over whole cycles "
+        "after the first, so here they span the whole run, start-up included, and do not "
+        f"measure the gait; run at least {2 * period:.3g} s (--seconds)"
+    )
 
 
 def _arc_drift_note(summary) -> str | None:

@@ -214,6 +214,13 @@ def test_legs_that_all_move_as_one_hop_or_pronk(legs, pattern):
     assert gait_pattern(entry.gait) not in ("hop", "pronk")
 
 
+def test_a_one_legged_walker_hops():
+    """One leg has one phase: its foot is up for 1 - duty of every cycle with nothing else
+    down, so it hops (stop 60: it was named '1-group')."""
+    raptor = gaitsim.load_catalog()["raptor"].gait
+    assert gait_pattern(dataclasses.replace(raptor, legs=raptor.legs[:1])) == "hop"
+
+
 @pytest.mark.parametrize(("name", "knee"), [("mechanic", "forward"), ("raptor", "back")])
 def test_bipeds_alternate_half_a_cycle_apart(name, knee):
     gait = gaitsim.load_catalog()[name].gait

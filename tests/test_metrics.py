@@ -911,6 +911,31 @@ def test_contact_fidelity_by_hand():
     f = contact_fidelity(meas, plan, cycle=10)
     assert f["duty_by_leg"] == [pytest.approx(10 / 20)]
     assert f["touchdowns_per_stance_by_leg"] == [pytest.approx(3 / 2)]
+    # the window: floor((30 - 10) / 10) = 2 whole cycles after the first; with 19 samples
+    # none (floor(9 / 10) = 0) and the figures span all 19, start-up included
+    assert f["contact_cycles"] == 2 and contact_fidelity(meas, plan)["contact_cycles"] == 0
+    short = contact_fidelity(meas[:19], plan[:19], cycle=10)
+    assert short["contact_cycles"] == 0
+    assert short["duty_by_leg"] == [pytest.approx(11 / 19)]
+
+
+def test_a_run_shorter_than_two_cycles_says_so(capsys):
+    """The fox's cycle lasts 0.571 s (0.15 / 0.7 / 0.375): a 0.6 s run holds no whole
+    cycle after the first, so
+    its summary's ``contact_cycles`` is 0 and ``gaitsim walk`` says its contact figures
+    span the run, start-up included, and how long a run would measure them; a 3 s run
+    spans whole cycles and gets no such note."""
+    from gaitsim.cli import main
+    from gaitsim.sim.run import simulate
+
+    assert simulate("fox", seconds=0.6).summary["contact_cycles"] == 0
+    assert simulate("fox", seconds=3.0).summary["contact_cycles"] >= 4
+    assert main(["walk", "fox", "--seconds", "0.6"]) in (0, 1)
+    out = capsys.readouterr()
+    assert "do not measure the gait; run at least 1.14 s (--seconds)" in out.out + out.err
+    assert main(["walk", "fox", "--seconds", "3"]) == 0
+    out = capsys.readouterr()
+    assert "gait cycles of" not in out.out + out.err
 
 
 def test_stance_onsets_by_hand():

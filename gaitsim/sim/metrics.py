@@ -105,8 +105,9 @@ def contact_fidelity(contacts, planned, cycle: float = 0.0) -> dict:
     after the first (a start-up), ``cycle`` samples long (0: every sample): each leg's
     measured contact share (``duty_by_leg``, to compare with the catalog's duty), contact
     onsets per planned stance (``touchdowns_per_stance``, overall and by leg; 1.0 is one
-    clean touchdown a stance) and the share of samples where contact and plan disagree
-    (``contact_timing_error``).
+    clean touchdown a stance), the share of samples where contact and plan disagree
+    (``contact_timing_error``) and how many whole cycles those span (``contact_cycles``;
+    0: the run held fewer than two, and they span all of it, start-up included).
 
     Touchdowns are counted per planned stance, not per window: every planned stance that
     begins inside the window gets the contact onsets from the end of the stance before it
@@ -121,11 +122,13 @@ def contact_fidelity(contacts, planned, cycle: float = 0.0) -> dict:
     whole = math.floor((len(c) - cycle) / cycle) if cycle > 0 else 0
     w0, w1 = (round(cycle), round(cycle * (1 + whole))) if whole >= 1 else (0, len(c))
     cw, pw = c[w0:w1], p[w0:w1]  # whole cycles after the first: unbiased shares
+    cycles = max(whole, 0)
     if len(cw) < 2:
         return {"duty_by_leg": [float(x) for x in cw.mean(axis=0)] if len(cw) else [0.0] * n,
                 "swing_scuff_share": 0.0, "touchdowns_per_stance": None,
                 "touchdowns_per_stance_by_leg": [None] * n,
-                "contact_timing_error": float(np.mean(cw != pw)) if len(cw) else 0.0}  # fmt: skip
+                "contact_timing_error": float(np.mean(cw != pw)) if len(cw) else 0.0,
+                "contact_cycles": cycles}  # fmt: skip
     counts = [stance_onsets(c[:, i], p[:, i], w0, w1) for i in range(n)]
     onsets = sum(o for o, _ in counts)
     total = sum(s for _, s in counts)
@@ -137,6 +140,7 @@ def contact_fidelity(contacts, planned, cycle: float = 0.0) -> dict:
         "touchdowns_per_stance": float(onsets / total) if total else None,
         "touchdowns_per_stance_by_leg": [float(o / s) if s else None for o, s in counts],
         "contact_timing_error": float(np.mean(cw != pw)),
+        "contact_cycles": cycles,
     }
 
 

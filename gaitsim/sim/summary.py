@@ -66,6 +66,10 @@ class RunSummary:
     touchdowns_per_stance: float | None
     touchdowns_per_stance_by_leg: list[float | None]
     contact_timing_error: float
+    # whole gait cycles after the first that those figures span (0: the run held fewer than
+    # two, and they span all of it, start-up and part cycles included; None: a summary
+    # from before this figure)
+    contact_cycles: int | None = None
     cost_of_transport: float | None
     # -- the fall rule
     finite: bool
