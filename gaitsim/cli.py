@@ -32,6 +32,7 @@ from .catalog import (
     write_error,
 )
 from .flight import BALLISTIC_FLIGHT
+from .gait import cycle_length
 from .geometry import flight_gait, flight_share
 from .scenario import (
     DEFAULT_ROUGHNESS_M,
@@ -662,8 +663,7 @@ def _short_run_note(summary, entry) -> str | None:
     how long a run would measure them over a whole cycle (None for every other run)."""
     if summary.contact_cycles != 0 or summary.fell:
         return None
-    gait = entry.gait
-    period = gait.stride / gait.duty / gait.clip_speed  # s a cycle at any speed scale
+    period = cycle_length(entry.gait) / entry.gait.clip_speed  # s: at any speed scale
     return (
         f"note: this run covered {summary.simulated_s / period:.2f} gait cycles of "
         f"{period:.3g} s; duty, landings and contact timing are measured over whole cycles "

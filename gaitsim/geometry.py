@@ -251,6 +251,7 @@ def _lowest_knee(gait: Gait, i: int, hip: float) -> float:
     return lowest
 
 
+@lru_cache(maxsize=256)  # asked by the default body, every Walker and the CLI's notes
 def flight_share(gait: Gait) -> float:
     """The share of a gait cycle in which no foot is down (each leg down for the first
     ``duty`` of its cycle from its phase), sampled at FLIGHT_SAMPLES points: 0 for a walk
@@ -405,12 +406,18 @@ def mount_heights(gait: Gait, hip: float) -> list[float]:
     return [hip if own is None else min(hip, own) for own in _own_heights(gait)]
 
 
+def _hung_heights(gait: Gait, hip: float) -> list[float]:
+    """Each leg's hip mount height for a body at hip height ``hip``: its own
+    (``mount_heights``) under a default hip height, ``hip`` for all under a catalog's."""
+    return mount_heights(gait, hip) if gait.hip_height is None else [hip] * gait.n_legs
+
+
 def sink_room(gait: Gait, hip: float) -> float:
     """How far (m) a body standing at hip height ``hip`` may sink before some leg's lifted
     foot comes within INNER_MARGIN of its inner reach (that leg's ``low``,
     ``hip_height_bounds``), each leg hung at its own mount height (``mount_heights``);
     negative when the body already stands lower than that."""
-    heights = mount_heights(gait, hip) if gait.hip_height is None else [hip] * gait.n_legs
+    heights = _hung_heights(gait, hip)
     return min(h - b[0] for h, b in zip(heights, _leg_height_bounds(gait), strict=True))
 
 
@@ -461,7 +468,7 @@ def geometry(gait: Gait) -> Geometry:
                            "ankle's) or give every leg \"foot\": \"sphere\"")  # fmt: skip
     r = _sphere_radius(gait)
     bob = _bob(gait, H)
-    heights = mount_heights(gait, H) if gait.hip_height is None else [H] * gait.n_legs
+    heights = _hung_heights(gait, H)
     mounts_c = []
     for leg, h in zip(gait.legs, heights, strict=True):
         if leg.hip is not None:

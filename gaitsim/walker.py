@@ -35,7 +35,7 @@ from .feet import (
     sole_pitch,
     soles,
 )
-from .gait import SWING_PROFILES, cycle_position, smoothstep, swing_height
+from .gait import SWING_PROFILES, cycle_length, cycle_position, smoothstep, swing_height
 from .geometry import (
     GRAVITY,
     Geometry,
@@ -174,9 +174,11 @@ def _rot2(heading, v):
 BOB_SAMPLES = 720  # points of a cycle at which ``bob_fall_per_metre`` samples the bob
 
 
-def bob_shape(load, gait: Gait):
-    """The bob per metre of amplitude, given the stance legs' summed load
-    (``sum sin^2(pi s)``): highest when the stance legs are mid-stance, mean zero."""
+def bob_shape(stance, s, gait: Gait):
+    """The bob per metre of amplitude, given each leg's stance flag and stance progress
+    ``s`` (last axis: the legs): the stance legs' summed load ``sum sin^2(pi s)`` over its
+    mean, less 1: highest when the stance legs are mid-stance, mean zero."""
+    load = np.sum(np.where(stance, np.sin(np.pi * s) ** 2, 0.0), axis=-1)
     return load / (0.5 * gait.duty * gait.n_legs) - 1.0
 
 
@@ -187,12 +189,11 @@ def bob_fall_per_metre(gait: Gait) -> float:
     whose fall outruns gravity leaves the feet unloaded: the fourth catalog's 4 cm bob at
     three steps a second asked 0.84 g and landed about twice a stance in physics; at 2 cm
     (0.42 g) it walks. Positive; at least a tiny number for a bob that never falls."""
-    cyc = gait.stride / gait.duty
+    cyc = cycle_length(gait)
     dt = cyc / gait.clip_speed / BOB_SAMPLES
     t = cycle_position(gait, np.arange(BOB_SAMPLES) / BOB_SAMPLES * cyc)
     stance = t < gait.duty
-    s = np.where(stance, t / gait.duty, 0.0)
-    z = bob_shape(np.sum(np.where(stance, np.sin(np.pi * s) ** 2, 0.0), axis=-1), gait)
+    z = bob_shape(stance, np.where(stance, t / gait.duty, 0.0), gait)
     accel = (np.roll(z, -1) - 2.0 * z + np.roll(z, 1)) / (dt * dt)
     return max(float(-accel.min()), 1e-12)
 
@@ -491,13 +492,12 @@ class Walker:
 
     def _bob(self, stance, s):
         """Vertical bob: highest when stance legs are mid-stance, mean zero over a cycle."""
-        g = self.gait
-        load = np.sum(np.where(stance, np.sin(np.pi * s) ** 2, 0.0), axis=-1)
-        return self.bob * bob_shape(load, g)
+        return self.bob * bob_shape(stance, s, self.gait)
 
     # ------------------------------------------------------------------ the pose
-    def _body(self, d, xy, stance, s):
-        """Body position (S, 3), rotation (S, 3, 3) and heading (S,) given the feet plan."""
+    def _body(self, d, xy, stance, s, flight_h=None):
+        """Body position (S, 3), rotation (S, 3, 3) and heading (S,) given the feet plan;
+        ``flight_h``: ``flight_height(d)`` where the caller has it already."""
         geo = self.geometry
         xy_b, heading = self.path.pose(d)
         if self.sway:
@@ -508,7 +508,7 @@ class Walker:
             ground_under = self.terrain.height(xy[..., 0], xy[..., 1]).mean(axis=-1)
         z_b = ground_under + geo.standing_height + self._bob(stance, s)
         if self.flies:
-            z_b = z_b + self.flight_height(d)
+            z_b = z_b + (self.flight_height(d) if flight_h is None else flight_h)
         body_pos = np.concatenate([xy_b, z_b[..., None]], axis=-1)
         return body_pos, self._attitude(xy_b, heading, stance, s, self._twist(d)), heading
 
@@ -554,10 +554,12 @@ class Walker:
         s = np.where(stance, t / g.duty, 0.0)
         ground, normal = self._rest(xy)
         z = ground + self._home_z + g.lift * arc
+        flight_h = None
         if self.flies:  # swing feet rise with a flying body (``flight_rise``)
-            z = z + np.where(stance, 0.0, self.flight_rise(d)[..., None])
+            flight_h = self.flight_height(d)
+            z = z + np.where(stance, 0.0, flight.swing_rise(flight_h)[..., None])
         feet = np.concatenate([xy, z[..., None]], axis=-1)
-        body_pos, R, heading = self._body(d, xy, stance, s)
+        body_pos, R, heading = self._body(d, xy, stance, s, flight_h)
         ankles = feet
         if self.soles is not None:
             facing = self._sole_headings(d, R, stance, u)

@@ -386,8 +386,8 @@ class GaitController:
         self.table = table
         self._build_legs()
         self.steering = Steering()
-        self.lift = physics_lift(self.gait, self.geo)  # at least a share of the foot
-        self.planner = FootPlanner(walker, self.steering, self.lift)
+        # swings lift at least a share of the foot (``physics_lift``: the planner's ``lift``)
+        self.planner = FootPlanner(walker, self.steering, physics_lift(self.gait, self.geo))
         self._stand_h = self.geo.standing_height
         self._kp = cfg.kp if cfg.kp is not None else load.stance_gain(
             load.line_drift_growth(walker.entry), free=cfg.body == "free")
@@ -400,7 +400,7 @@ class GaitController:
         swing_time = (1.0 - self.gait.duty) * self._cycle / self.speed
         # a late foot reaches on down at reach_speed times the swing's mean descent speed
         # (one lift in half a swing)
-        self._land_speed = cfg.reach_speed * 2.0 * self.lift / swing_time
+        self._land_speed = cfg.reach_speed * 2.0 * self.planner.lift / swing_time
         self._full_forces = (robot.effort.ravel() * cfg.force_scale).tolist()
         self._preload = self._preload_depth(cfg.preload, walker.soles is not None)
         # a late sphere foot that lands is pressed in as deep as its pad sinks under a stance
@@ -825,7 +825,7 @@ class GaitController:
         was pulled back up off it (generated walker 76: 1.25 touchdowns per stance held
         so, 1.00 pressed by its preload; 116, with no preload, lost its hind feet 0.02 s
         after such landings: 1.40 flat, 1.00 pressed)."""
-        step, limit = self._land_speed * self.dt, self.lift
+        step, limit = self._land_speed * self.dt, self.planner.lift
         plan = self.planner
         for i, st in enumerate(plan.stance):
             if not st:
