@@ -1127,10 +1127,10 @@ def leg_array(gait: Gait, attr: str) -> np.ndarray:
 
 def gait_pattern(gait: Gait) -> str:
     """Name the footfall pattern from the phases: biped, walk, trot, pace, bound, tripod,
-    wave; every leg at one phase, ``hop`` (one or two legs) or ``pronk`` (more). A four-beat gait
-    on a fore and a hind leg a side is named by its footfall order: ``walk (lateral
-    sequence)``, ``walk (diagonal sequence)``, ``gallop (rotary)`` or ``gallop
-    (transverse)`` (``_walk_sequence``)."""
+    tetrapod, wave; every leg at one phase, ``hop`` (one or two legs) or ``pronk`` (more).
+    A four-beat gait on a fore and a hind leg a side is named by its footfall order:
+    ``walk (lateral sequence)``, ``walk (diagonal sequence)``, ``gallop (rotary)`` or
+    ``gallop (transverse)`` (``_walk_sequence``)."""
     n = gait.n_legs
     groups: dict[float, list[Leg]] = {}
     for leg in gait.legs:
@@ -1154,6 +1154,8 @@ def gait_pattern(gait: Gait) -> str:
         return _walk_sequence(gait)
     if n == 6 and len(groups) == 2 and all(len(g) == 3 for g in groups.values()):
         return "tripod"
+    if n == 6 and len(groups) == 3 and all(len(g) == 2 for g in groups.values()):
+        return "tetrapod"  # three pairs, four feet down while one pair swings
     if n >= 6 and len(groups) > 2:
         return "wave"
     return f"{len(groups)}-group"

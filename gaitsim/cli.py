@@ -447,7 +447,7 @@ def cmd_walk(args) -> int:
                 f"\n{entry.name} did not walk: {summary.verdict} ({summary.verdict_reason})"
                 "; exit code 1"
             )
-    notes = (_line_balance_note(summary) or _slope_line_note(summary, entry)
+    notes = (_line_balance_note(summary, entry) or _slope_line_note(summary, entry)
              or _support_note(entry, summary),
              _narrow_note(summary, entry), _sequence_note(entry, summary),
              *(f"note: {note}" for note in _body_notes(entry)),
@@ -583,21 +583,35 @@ def _origin_note(entry) -> str | None:
     )
 
 
-def _line_balance_note(summary) -> str | None:
-    """Why a free point-footed walker whose gait stands long on a line fell, and what to
-    change (None for every other run)."""
-    from .sim.run import LINE_GROWTH_LIMIT
+def _line_balance_note(summary, entry=None) -> str | None:
+    """Why a free point-footed walker whose gait stands long on a line fell (past
+    LINE_GROWTH_LIMIT), or did not walk, standing beside its centre (``entry`` given;
+    ``sim.run.offset_lines_topple``: past OFFSET_LINE_GROWTH_LIMIT or with no phase on
+    all its feet between such stands), and what to change (None for every other run)."""
+    from .sim.run import LINE_GROWTH_LIMIT, OFFSET_LINE_GROWTH_LIMIT, offset_lines_topple
 
-    growth = summary.line_drift_growth
-    if summary.body != "free" or not summary.fell or not (growth or 0.0) > LINE_GROWTH_LIMIT:
+    growth = summary.line_drift_growth or 0.0
+    if summary.body != "free" or summary.walked:
         return None
+    if growth > LINE_GROWTH_LIMIT and summary.fell:
+        return (
+            "note: this gait stands on a line of point feet (or on feet of one side, beside "
+            "the body's centre) long enough for a drift of the "
+            f"body across it to grow {growth:.1f}-fold (over {LINE_GROWTH_LIMIT:g}: such "
+            "gaits, slow trots with little or no four-foot phase, fall free). --body assist "
+            "(the default for them) walks it; a duty further above 0.5 or a faster cycle (a "
+            "higher clip_speed) shortens the stand"
+        )
+    if entry is None or not offset_lines_topple(entry.gait, growth):
+        return None
+    why = (f"a drift across them grows {growth:.1f}-fold (over {OFFSET_LINE_GROWTH_LIMIT:g})"
+           if growth > OFFSET_LINE_GROWTH_LIMIT else
+           "its feet are never all down between two such stands to carry the body across")
     return (
-        "note: this gait stands on a line of point feet (or on feet of one side, beside "
-        "the body's centre) long enough for a drift of the "
-        f"body across it to grow {growth:.1f}-fold (over {LINE_GROWTH_LIMIT:g}: such gaits, "
-        "slow trots with little or no four-foot phase, fall free). --body assist (the "
-        "default for them) walks it; a duty further above 0.5 or a faster cycle (a higher "
-        "clip_speed) shortens the stand"
+        "note: this gait stands on feet beside the body's centre (a pace's lateral pairs, a "
+        f"bound's fore and hind pairs) and {why}: such gaits mostly fall or tip free. "
+        "--body assist (the default for them) walks it; a duty further above 0.5 or a "
+        "faster cycle (a higher clip_speed) shortens the stands"
     )
 
 

@@ -247,6 +247,18 @@ def test_horn_beetle_uses_the_alternating_tripod():
     assert by_name["front_l"].home[0] > by_name["mid_r"].home[0] > by_name["rear_l"].home[0]
 
 
+def test_six_legs_in_three_pairs_are_a_tetrapod_gait():
+    """The sixth catalog's stick insect: one pair swings at a time, a third of a cycle
+    apart; three groups of six legs that are not pairs stay a wave."""
+    path = Path(__file__).resolve().parents[1] / "experiments" / "sixth_catalog.json"
+    gait = gaitsim.load_catalog(path)["stick_insect"].gait
+    assert gait_pattern(gait) == "tetrapod"
+    phases = [0.0, 1 / 3, 2 / 3, 0.0, 1 / 3, 1 / 6]
+    legs = tuple(dataclasses.replace(leg, phase=f)
+                 for leg, f in zip(gait.legs, phases, strict=True))  # fmt: skip
+    assert gait_pattern(dataclasses.replace(gait, legs=legs)) == "wave"
+
+
 def test_spider_bot_uses_a_wave_gait():
     gait = gaitsim.load_catalog()["spider_bot"].gait
     assert gait_pattern(gait) == "wave"

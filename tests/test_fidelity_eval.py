@@ -259,7 +259,8 @@ def test_a_missing_catalog_is_refused_with_exit_2(tmp_path, capsys):
                                                ("second_catalog.json", 14),
                                                ("third_catalog.json", 14),
                                                ("fourth_catalog.json", 14),
-                                               ("fifth_catalog.json", 8)])  # fmt: skip
+                                               ("fifth_catalog.json", 8),
+                                               ("sixth_catalog.json", 14)])  # fmt: skip
 def test_the_shipped_hand_written_catalogs_load_and_pass_the_walk_test(name, walkers):
     """The hand-written catalogs the README's figures come from stay valid catalogs whose
     every walker passes the kinematic walk test (no stance foot slides, all in reach)."""

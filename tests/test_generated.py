@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -408,6 +409,66 @@ def test_the_line_drift_growth_of_a_trot_by_hand():
     assert line_drift_growth("hound") == pytest.approx(6.6, abs=0.1)
     assert default_body("hound") == "free" and default_body("fox") == "free"
     assert line_drift_growth("mechanic") == 1.0  # soles
+
+
+def _rephased(phases: dict[str, float], duty: float = 0.6) -> dict:
+    """``_trot`` (8 cm half track, fore and hind feet 8 cm from the middle, a 1 s cycle)
+    with the legs' phases changed: a pace or a bound on the same feet."""
+    cat = _trot(duty)
+    for seg in cat["slow_trot"]["gait"]["segments"]:
+        seg["phase"] = phases[seg["name"]]
+    return cat
+
+
+def test_how_far_beside_the_body_a_pace_and_a_bound_stand_by_hand():
+    """``line_offset``: a trot's diagonals pass under the body's centre (0); a pace's
+    lateral pairs stand a half track beside it, a bound's pairs 8 cm ahead of it and
+    behind it, each as a share of the standing height."""
+    from gaitsim.sim.stance import line_offset
+
+    trot = parse_catalog(_trot(0.6))["slow_trot"].gait
+    pace = parse_catalog(_rephased({"fl": 0.0, "hl": 0.0, "fr": 0.5, "hr": 0.5}))
+    bound = parse_catalog(_rephased({"fl": 0.0, "fr": 0.0, "hl": 0.5, "hr": 0.5}))
+    h = geometry(trot).standing_height
+    assert line_offset(trot) == pytest.approx(0.0, abs=1e-12)
+    assert line_offset(pace["slow_trot"].gait) == pytest.approx(0.08 / h, rel=1e-6)
+    assert line_offset(bound["slow_trot"].gait) == pytest.approx(0.08 / h, rel=1e-6)
+    # three or more feet always down hold it: nothing is measured
+    walk = parse_catalog(_rephased({"fl": 0.0, "hl": 0.25, "fr": 0.5, "hr": 0.75}, 0.8))
+    assert line_offset(walk["slow_trot"].gait) == 0.0
+
+
+def test_gaits_that_stand_beside_the_body_get_the_assist_sooner():
+    """A pace of duty 0.7 on 1 s cycles: its stands beside the body let a drift grow
+    9.2-fold, past OFFSET_LINE_GROWTH_LIMIT, so it gets the assist, where the trot on the
+    same feet, whose diagonals pass under the body, keeps LINE_GROWTH_LIMIT and a free
+    body; at four times the cadence the pace is free too. A bound of duty 0.5 never has
+    all four feet down to carry the body across: assisted at any cadence (the sixth
+    catalog's Minitaur pitched 42 deg free)."""
+    from gaitsim.catalog import load_catalog
+    from gaitsim.sim.run import (
+        LINE_GROWTH_LIMIT,
+        OFFSET_LINE_GROWTH_LIMIT,
+        default_body,
+        line_drift_growth,
+    )
+
+    pace = _rephased({"fl": 0.0, "hl": 0.0, "fr": 0.5, "hr": 0.5}, 0.7)
+    trot = parse_catalog(_trot(0.7))["slow_trot"]
+    growth = line_drift_growth(trot)
+    assert OFFSET_LINE_GROWTH_LIMIT < growth < LINE_GROWTH_LIMIT
+    assert line_drift_growth(parse_catalog(pace)["slow_trot"]) == pytest.approx(growth)
+    assert default_body(parse_catalog(pace)["slow_trot"]) == "assist"
+    assert default_body(trot) == "free"
+    pace["slow_trot"]["gait"]["clip_speed"] *= 4
+    assert default_body(parse_catalog(pace)["slow_trot"]) == "free"
+    path = Path(__file__).resolve().parents[1] / "experiments" / "sixth_catalog.json"
+    sixth = load_catalog(path)
+    assert line_drift_growth(sixth["minitaur_bound"]) < OFFSET_LINE_GROWTH_LIMIT
+    assert default_body(sixth["minitaur_bound"]) == default_body(sixth["giraffe_pace"]) == (
+        "assist")
+    assert {k for k, e in sixth.items() if default_body(e) == "assist"} == {
+        "minitaur_bound", "giraffe_pace", "tribot", "serval_tall", "grey_heron"}
 
 
 def test_a_slow_trot_falls_free_and_walks_with_the_assist_it_gets_by_default(capsys, tmp_path):

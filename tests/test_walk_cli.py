@@ -639,3 +639,31 @@ def test_a_free_trot_near_duty_half_that_falls_on_a_slope_gets_the_slope_note():
                                                   **change}), trot) is None  # fmt: skip
     assert _slope_line_note(SimpleNamespace(**fell, terrain="slope -5.0 deg"),
                             resolve_entry("fox")) is None  # duty 0.7
+
+
+def test_a_gait_standing_beside_the_body_that_does_not_walk_free_gets_the_note(capsys):
+    """The sixth catalog's Minitaur bound (duty 0.5: never all four feet down) pitches and
+    reaches short free; the walk says why and what to change. A pace whose drift grows
+    past OFFSET_LINE_GROWTH_LIMIT gets the note with its growth; a walk, a body held up or
+    a trot (its diagonals under the body) gets none."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from gaitsim.catalog import load_catalog
+    from gaitsim.cli import _line_balance_note
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "sixth_catalog.json"
+    code = main(["walk", "minitaur_bound", "--catalog", str(path), "--body", "free",
+                 "--seconds", "4"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 1 and "beside the body's centre" in err and "never all down" in err
+    sixth = load_catalog(path)
+    pace = SimpleNamespace(body="free", walked=False, fell=True, line_drift_growth=8.6)
+    note = _line_balance_note(pace, sixth["giraffe_pace"])
+    assert note is not None and "grows 8.6-fold (over 7)" in note and "--body assist" in note
+    assert _line_balance_note(SimpleNamespace(**{**vars(pace), "walked": True}),
+                              sixth["giraffe_pace"]) is None  # fmt: skip
+    assert _line_balance_note(SimpleNamespace(**{**vars(pace), "body": "assist"}),
+                              sixth["giraffe_pace"]) is None  # fmt: skip
+    assert _line_balance_note(pace, sixth["spot_trot"]) is None
+    assert _line_balance_note(pace) is None  # without the walker: the trot's limit alone
