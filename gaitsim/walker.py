@@ -45,12 +45,14 @@ from .geometry import (
     sink_room,
 )
 from .ik import leg_ik
-from .path import Straight
+from .path import Arc, Straight
 from .terrain import Flat, Slope, smooth_gradient
 from .upper import ARM_MODES, GAZE_MODES, hip_twist, upper_geometry, upper_joints
 
 MODES = ("planted", "body")
 BIPED_ROLL = math.radians(3.0)  # default roll over the stance leg for two-legged walkers
+TURN_LEAN_MAX = 0.8  # the lean into an arc moves the body at most this share of the feet's
+# half track toward its centre (``Walker.turn_shift``): beyond the half track no lean holds it
 LEAN_DOWNHILL, LEAN_UPHILL = 0.5, 0.25  # the second seed's lean gains (share of the slope)
 # off (tilted with the ground); the seed's lean from the ground's normal; the seed's lean from
 # upright; upright without a lean (a biped's default: ``default_lean``)
@@ -217,6 +219,7 @@ class Walker:
         twist: bool = True,
         gaze: str = "stabilised",
         bob_accel: float | None = None,
+        turn_lean: float = 0.0,
     ):
         self.entry = resolve_entry(entry)
         self.gait = self.entry.gait
@@ -236,6 +239,9 @@ class Walker:
         if not (math.isfinite(sway) and 0.0 <= sway <= 1.5):
             raise ValueError(f"sway must be a share between 0 and 1.5, got {sway!r}")
         self.sway = float(sway)
+        if not (math.isfinite(turn_lean) and 0.0 <= turn_lean <= 1.5):
+            raise ValueError(f"turn_lean must be a share between 0 and 1.5, got {turn_lean!r}")
+        self.turn_lean = float(turn_lean)
         if arms not in ARM_MODES:
             raise ValueError(f"arms must be one of {', '.join(ARM_MODES)}, got {arms!r}")
         if gaze not in GAZE_MODES:
@@ -283,6 +289,7 @@ class Walker:
             self.twist,
             self.gaze,
             self.bob,
+            self.turn_lean,
         )
 
     # ------------------------------------------------------------------ gait quantities
@@ -429,6 +436,25 @@ class Walker:
             R = R @ rot_y(pitch) @ rot_x(roll)
         return R
 
+    @property
+    def turn_shift(self) -> float:
+        """How far (m, positive to the left) the body moves toward the centre of an arc
+        (``Arc`` paths only) so that the ground's push stays under it while the body turns
+        at ``nominal_speed``: ``turn_lean`` times the standing height times the centripetal
+        acceleration v^2 / r over g (the zero-moment point of a body accelerated sideways
+        moves that far outward of its centre of mass), at most TURN_LEAN_MAX of the feet's
+        half track. 0 on every other path, without ``turn_lean`` and for bipeds, whose
+        single support balances by where the next foot lands (a free mechanic leaning so
+        fell on a 1 m arc it walks upright)."""
+        if not self.turn_lean or not isinstance(self.path, Arc) or self.gait.n_legs < 3:
+            return 0.0
+        v = self.nominal_speed
+        shift = self.turn_lean * self.geometry.standing_height * v * v / (
+            self.path.radius * GRAVITY)
+        half = 0.5 * float(np.ptp(self.geometry.homes[:, 1]))
+        cap = TURN_LEAN_MAX * half
+        return max(-cap, min(cap, shift))
+
     def _sway_offset(self, d, heading):
         """The balancing sway at distance ``d``: ``sway`` times the body offset that keeps
         its pendulum's zero-moment point inside the planned support (``balance``), turned
@@ -502,6 +528,9 @@ class Walker:
         xy_b, heading = self.path.pose(d)
         if self.sway:
             xy_b = xy_b + self._sway_offset(d, heading)
+        lean = self.turn_shift
+        if lean:  # toward the turn's centre, across the heading
+            xy_b = xy_b + lean * np.stack([-np.sin(heading), np.cos(heading)], axis=-1)
         if xy is None:  # level ground: the ground under the feet is the level
             ground_under = self.terrain.height(xy_b[..., 0], xy_b[..., 1])
         else:

@@ -350,3 +350,47 @@ def test_the_body_origin_by_hand():
     assert body_origin(_gait_with_homes(sq + np.array([0.06, 0.0]))) == (0.0, 0.0)  # on its edge
 
 
+
+
+# the lean into an arc: the body's centre moves toward the turn's centre by h v^2 / (r g)
+
+
+@given(st.floats(0.3, 20.0), st.sampled_from([1.0, -1.0]), st.floats(0.2, 2.0))
+@settings(max_examples=40, deadline=None)
+def test_the_turn_shift_is_the_centripetal_zmp_offset_by_hand(radius, sign, speed_scale):
+    """``Walker.turn_shift`` = standing height x v^2 / (r g) toward the centre (left for a
+    positive radius), at most TURN_LEAN_MAX of the half track; the body of every pose on
+    the arc is moved that far across its heading and nothing else changes."""
+    from gaitsim.walker import TURN_LEAN_MAX
+
+    arc = Arc(sign * radius)
+    lean = Walker("hound", path=arc, speed_scale=speed_scale, turn_lean=1.0)
+    plain = Walker("hound", path=arc, speed_scale=speed_scale)
+    geo = lean.geometry
+    v = lean.nominal_speed
+    want = geo.standing_height * v * v / (sign * radius * GRAVITY)
+    cap = TURN_LEAN_MAX * 0.5 * float(np.ptp(geo.homes[:, 1]))
+    assert lean.turn_shift == pytest.approx(max(-cap, min(cap, want)), rel=1e-12)
+    assert plain.turn_shift == 0.0 and lean.key != plain.key
+    d = np.linspace(0.0, 2.0, 7)
+    a, b = lean.body_at(d), plain.body_at(d)
+    left = np.stack([-np.sin(b[2]), np.cos(b[2])], axis=-1)
+    assert a[0][:, :2] - b[0][:, :2] == pytest.approx(lean.turn_shift * left, abs=1e-12)
+    assert a[0][:, 2] == pytest.approx(b[0][:, 2]) and a[2] == pytest.approx(b[2])
+
+
+def test_no_turn_shift_off_arcs_for_bipeds_or_past_the_half_track():
+    """Straight paths and turning on the spot (the body does not travel round a centre)
+    get none, bipeds none (their foot placement balances them), and a demand past the
+    half track is cut to TURN_LEAN_MAX of it; the share must be 0-1.5."""
+    from gaitsim.walker import TURN_LEAN_MAX
+
+    for path in (Straight(), TurnInPlace(0.2)):
+        assert Walker("fox", path=path, turn_lean=1.0).turn_shift == 0.0
+    assert Walker("mechanic", path=Arc(0.5), turn_lean=1.0).turn_shift == 0.0
+    tight = Walker("hound", path=Arc(0.01), turn_lean=1.0)
+    half = 0.5 * float(np.ptp(tight.geometry.homes[:, 1]))
+    assert tight.turn_shift == pytest.approx(TURN_LEAN_MAX * half)
+    for bad in (-0.1, 1.6, math.nan):
+        with pytest.raises(ValueError, match="turn_lean must be a share"):
+            Walker("fox", turn_lean=bad)

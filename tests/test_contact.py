@@ -126,9 +126,9 @@ def test_no_capture_gain_no_placement_feedback():
 
 
 def test_physics_runs_sway_unless_told_not_to():
-    assert physics_walker_options() == {"sway": 1.0, "bob_accel": 0.5}
+    assert physics_walker_options() == {"sway": 1.0, "bob_accel": 0.5, "turn_lean": 1.0}
     assert physics_walker_options({"sway": 0.0, "swing": "clearance"}) == {
-        "sway": 0.0, "bob_accel": 0.5, "swing": "clearance"}  # fmt: skip
+        "sway": 0.0, "bob_accel": 0.5, "turn_lean": 1.0, "swing": "clearance"}  # fmt: skip
     s = simulate("fox", seconds=1.0, walker_options={"sway": 0.0}).summary
     assert s["finite"]
 
