@@ -33,7 +33,7 @@ from .catalog import (
 )
 from .flight import BALLISTIC_FLIGHT
 from .gait import cycle_length
-from .geometry import flight_gait, flight_share
+from .geometry import GRAVITY, flight_gait, flight_share
 from .scenario import (
     DEFAULT_ROUGHNESS_M,
     DEFAULT_SIM_HZ,
@@ -447,7 +447,8 @@ def cmd_walk(args) -> int:
                 f"\n{entry.name} did not walk: {summary.verdict} ({summary.verdict_reason})"
                 "; exit code 1"
             )
-    notes = (_line_balance_note(summary, entry) or _slope_line_note(summary, entry)
+    notes = (_arc_demand_note(entry, summary, args)
+             or _line_balance_note(summary, entry) or _slope_line_note(summary, entry)
              or _support_note(entry, summary),
              _narrow_note(summary, entry), _sequence_note(entry, summary),
              *(f"note: {note}" for note in _body_notes(entry)),
@@ -686,6 +687,30 @@ def _short_run_note(summary, entry) -> str | None:
     )
 
 
+def _arc_demand_note(entry, summary, args) -> str | None:
+    """For a walker of three or more legs that did not walk an arc whose sideways
+    acceleration is more than its track holds (``sim.run.arc_demand`` over 1), how wide
+    an arc or how slow a speed would ask no more (None for every other run)."""
+    from .sim.run import arc_demand
+
+    v = summary.commanded_speed_m_s
+    if summary.path != "Arc" or summary.walked or entry.gait.n_legs < 3 or not v > 0:
+        return None
+    radius = args.turn_radius if args.turn_radius is not None else v / math.radians(
+        args.yaw_rate_deg)
+    demand = arc_demand(entry, v, radius)
+    if not demand > 1.0:
+        return None
+    a = v * v / abs(radius) / GRAVITY
+    return (
+        f"note: this {abs(radius):g} m arc at {v:.2f} m/s asks a sideways acceleration of "
+        f"{a:.2f} g, {demand:.1f} times what the feet's half track holds under this body "
+        f"({a / demand:.2f} g), more than leaning into the turn makes up. An arc of "
+        f"{abs(radius) * demand:.2f} m or more, or --speed-scale "
+        f"{args.speed_scale / math.sqrt(demand):.2f} or less, asks no more than that"
+    )
+
+
 def _arc_drift_note(summary) -> str | None:
     """For a free narrow point-footed walker that ran ahead of its plan on an arc (speed
     ratio above 1.2 without a fall: its body drifted outward round the circle), what to
@@ -698,12 +723,11 @@ def _arc_drift_note(summary) -> str | None:
         return None  # fmt: skip
     return (
         f"note: on this arc the body ran {summary.speed_ratio:.2f} times its planned distance "
-        "without falling: it drifted outward round the circle. A body standing "
-        f"{ratio:.1f} times as tall as half its track tracks its path softly sideways, "
-        "which leaves it to the centripetal load; --control side_track_gain=0.5 tracks "
-        "it harder (it walked the second catalog's robot on a 1 m arc, and 2 of 4 "
-        "generated narrow walks that drifted so; the other two fell: docs/gait_fidelity.md, "
-        "stop 59)"
+        "without falling: it drifted outward round the circle, though it leans into the "
+        f"turn. A body standing {ratio:.1f} times as tall as half its track tracks its "
+        "path softly sideways, which leaves it to the centripetal load; --control "
+        "side_track_gain=0.5 tracks it harder (before the lean it walked 2 of 4 generated "
+        "narrow walks that drifted so; the other two fell: docs/gait_fidelity.md, stop 59)"
     )
 
 

@@ -209,6 +209,19 @@ def physics_walker_options(options: dict | None = None) -> dict:
             **(options or {})}  # fmt: skip
 
 
+def arc_demand(entry, speed: float, radius: float) -> float:
+    """The sideways acceleration an arc of ``radius`` (m, either sign) asks of the walker
+    at ``speed`` (m/s), v^2 / |r|, as a share of what its feet's half track holds under its
+    standing height (g / ``stance.tipping_ratio``): past 1 the centripetal push at the feet
+    moves the zero-moment point outside the track, more than a lean into the turn
+    (``Walker.turn_shift``, at most 0.8 of the half track) makes up. 0 for feet in one
+    line along the body (no track to hold it)."""
+    ratio = tipping_ratio(geometry(resolve_entry(entry).gait))
+    if not math.isfinite(ratio):
+        return 0.0
+    return speed * speed * ratio / (abs(radius) * GRAVITY)
+
+
 def make_path(entry, speed: float, turn_radius: float | None = None, yaw_rate: float | None = None):
     """The commanded path: straight, an arc, or turning in place."""
     if turn_radius is not None and yaw_rate is not None:
