@@ -249,29 +249,28 @@ def _weak_support(gait, samples: int) -> np.ndarray:
 def line_offset(gait) -> float:
     """How far the body's centre lies outside the feet down while they cannot hold it
     (``weak_support``), at most over the gait's cycle, as a share of the standing height:
-    about 0 for lines that pass beneath it (a trot's diagonals, a biped's single support
-    under a swaying body is not measured here), a half track for a pace's lateral pairs,
-    half the body's length for a bound's fore and hind pairs. 0 if the feet always hold
-    it; measured at the homes from the body's origin, as ``weak_support``."""
-    from ..geometry import geometry
-
-    return _line_offset(gait, geometry(gait).standing_height)
+    0 for lines that pass beneath it (a trot's diagonals), a half track for a pace's
+    lateral pairs, half the body's length for a bound's fore and hind pairs. 0 if the feet
+    always hold it; measured at the homes from the body's origin, as ``weak_support``.
+    Read-only; remembered per gait."""
+    return _line_offset(gait)
 
 
 @lru_cache(maxsize=256)
-def _line_offset(gait, height: float) -> float:
+def _line_offset(gait) -> float:
     from ..balance import COLLINEAR_TOL
     from ..geometry import geometry
     from ..polygon import convex_hull, nearest_in_hull
 
-    homes = np.asarray(geometry(gait).homes, dtype=float)[:, :2]
+    geo = geometry(gait)
+    homes = np.asarray(geo.homes, dtype=float)[:, :2]
     down = feet_down([leg.phase for leg in gait.legs], gait.duty, SUPPORT_SAMPLES)
     worst = 0.0
     for d in {row.tobytes(): row for row in down[weak_support(gait)]}.values():
         if d.any():  # (no foot down: a flight phase, which ``flight_gait`` answers)
             hull = convex_hull(homes[d], COLLINEAR_TOL)
             worst = max(worst, float(np.hypot(*nearest_in_hull(np.zeros(2), hull))))
-    return worst / height
+    return worst / geo.standing_height
 
 
 def line_support(phases, duty: float, period: float, samples: int = SUPPORT_SAMPLES,
