@@ -691,13 +691,13 @@ def _arc_demand_note(entry, summary, args) -> str | None:
     """For a walker of three or more legs that did not walk an arc whose sideways
     acceleration is more than its track holds (``sim.run.arc_demand`` over 1), how wide
     an arc or how slow a speed would ask no more (None for every other run)."""
-    from .sim.run import arc_demand
+    from .sim.run import arc_demand, make_path
 
     v = summary.commanded_speed_m_s
     if summary.path != "Arc" or summary.walked or entry.gait.n_legs < 3 or not v > 0:
         return None
-    radius = args.turn_radius if args.turn_radius is not None else v / math.radians(
-        args.yaw_rate_deg)
+    yaw = None if args.yaw_rate_deg is None else math.radians(args.yaw_rate_deg)
+    radius = make_path(entry, v, args.turn_radius, yaw).radius  # the run's own arc
     demand = arc_demand(entry, v, radius)
     if not demand > 1.0:
         return None

@@ -622,6 +622,12 @@ def unsprung_hz(geo: Geometry, n_feet: int | None = None, stiffness: float | Non
     return math.sqrt(k / m) / (2.0 * math.pi)
 
 
+def half_track(geo: Geometry) -> float:
+    """Half the sideways spread of the feet's homes (m): how far the ground's push may
+    move sideways of the body's centre and still be under a foot."""
+    return 0.5 * float(np.ptp(geo.homes[:, 1]))
+
+
 def fall_time(geo: Geometry) -> float:
     """The body's own time scale (s): sqrt(standing height / g), the time constant of a
     pendulum as tall as it stands. A walker scaled by k in every length and walked at

@@ -41,6 +41,7 @@ from .geometry import (
     Geometry,
     flight_share,
     geometry,
+    half_track,
     knee_height_floor,
     sink_room,
 )
@@ -451,8 +452,7 @@ class Walker:
         v = self.nominal_speed
         shift = self.turn_lean * self.geometry.standing_height * v * v / (
             self.path.radius * GRAVITY)
-        half = 0.5 * float(np.ptp(self.geometry.homes[:, 1]))
-        cap = TURN_LEAN_MAX * half
+        cap = TURN_LEAN_MAX * half_track(self.geometry)
         return max(-cap, min(cap, shift))
 
     def _sway_offset(self, d, heading):

@@ -470,7 +470,9 @@ NARROW_TO = 5.0
 def tipping_ratio(geo) -> float:
     """Standing height over half the sideways spread of the feet's homes (``inf`` for feet
     in one line along the body)."""
-    half = 0.5 * float(np.ptp(geo.homes[:, 1]))
+    from ..geometry import half_track
+
+    half = half_track(geo)
     return geo.standing_height / half if half > 0.0 else math.inf
 
 
